@@ -1,0 +1,1 @@
+//! The directory server (axum). Arrives with the serve issue.
