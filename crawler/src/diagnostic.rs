@@ -222,6 +222,9 @@ codes! {
     /// The archive holds a symlink or hard link that leaves the skill directory.
     UnsafeLink = "unsafe_link", Error, Error,
         "replace links with the files they point to";
+    /// A link inside the skill directory was not kept; skillscout does not follow links.
+    SkippedLink = "skipped_link", Info, Info,
+        "replace links with the files they point to; skillscout does not follow links";
     /// The archive holds a device, fifo or other special file.
     SpecialFile = "special_file", Error, Error,
         "archives may hold only regular files, directories and links inside the skill";
@@ -244,7 +247,19 @@ codes! {
         "declare \"protocol\": {\"version\": \"1.0.0\"}";
     /// The descriptor disagrees with its index entry.
     DescriptorMismatch = "descriptor_mismatch", Warning, Warning,
-        "keep the descriptor's id, name and version equal to the index entry";
+        "keep the descriptor's id, version, capability_type and access equal to the index entry";
+
+    /// A skill-sharing descriptor is valid JSON but not a JSON object.
+    InvalidDescriptor = "invalid_descriptor", Error, Error,
+        "publish the descriptor as one JSON object holding the fields the specification lists";
+
+    // Fetching.
+    /// An artifact the index points at does not exist.
+    NotFound = "not_found", Error, Error,
+        "publish the file at the URL the index gives, or correct the URL";
+    /// An artifact was not fetched (another host, or not reachable from here); it is unchecked.
+    Unfetched = "unfetched", Info, Info,
+        "validate the origin URL instead of local files to check artifacts on other hosts";
 
     // Seeds.
     /// A seed line is not a host, an origin or an origin with a path.
@@ -326,7 +341,8 @@ mod tests {
             let name = code.as_str();
             assert!(seen.insert(name), "duplicate code {name}");
             assert!(
-                name.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()),
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()),
                 "{name} is not snake_case"
             );
             let json = serde_json::to_string(code).unwrap();
@@ -339,9 +355,18 @@ mod tests {
     #[test]
     fn lenient_never_raises_severity() {
         let diagnostic = Diagnostic::new(Code::UnknownField, "unknown field \"x\"");
-        assert_eq!(diagnostic.severity_for(VerdictKind::Strict), Severity::Error);
-        assert_eq!(diagnostic.severity_for(VerdictKind::Lenient), Severity::Info);
-        assert!(!passes(std::slice::from_ref(&diagnostic), VerdictKind::Strict));
+        assert_eq!(
+            diagnostic.severity_for(VerdictKind::Strict),
+            Severity::Error
+        );
+        assert_eq!(
+            diagnostic.severity_for(VerdictKind::Lenient),
+            Severity::Info
+        );
+        assert!(!passes(
+            std::slice::from_ref(&diagnostic),
+            VerdictKind::Strict
+        ));
         assert!(passes(&[diagnostic], VerdictKind::Lenient));
     }
 

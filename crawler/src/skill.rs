@@ -62,7 +62,9 @@ impl SkillName {
         }
         let chars = name.chars().count();
         if chars > MAX_NAME_LEN {
-            return Some(format!("is {chars} characters long (at most {MAX_NAME_LEN})"));
+            return Some(format!(
+                "is {chars} characters long (at most {MAX_NAME_LEN})"
+            ));
         }
         if let Some(bad) = name
             .chars()
@@ -492,10 +494,19 @@ mod tests {
             ("-pdf", Some("starts or ends with a hyphen")),
             ("pdf-", Some("starts or ends with a hyphen")),
             ("pdf--proc", Some("has two hyphens in a row")),
-            ("pdf_proc", Some("has the character '_' (only a-z, 0-9 and - are allowed)")),
+            (
+                "pdf_proc",
+                Some("has the character '_' (only a-z, 0-9 and - are allowed)"),
+            ),
             ("Ahrefs Automation", Some("has uppercase letters")),
-            ("r-lib/cli", Some("has the character '/' (only a-z, 0-9 and - are allowed)")),
-            ("é", Some("has the character 'é' (only a-z, 0-9 and - are allowed)")),
+            (
+                "r-lib/cli",
+                Some("has the character '/' (only a-z, 0-9 and - are allowed)"),
+            ),
+            (
+                "é",
+                Some("has the character 'é' (only a-z, 0-9 and - are allowed)"),
+            ),
         ];
         for (name, problem) in cases {
             assert_eq!(SkillName::problem(name).as_deref(), problem, "{name:?}");
@@ -510,7 +521,12 @@ mod tests {
 
     #[test]
     fn slugs_keep_raw_names_but_refuse_unsafe_ones() {
-        for ok in ["pdf", "-21risk-automation", "google_maps-automation", "com.example.x-v1"] {
+        for ok in [
+            "pdf",
+            "-21risk-automation",
+            "google_maps-automation",
+            "com.example.x-v1",
+        ] {
             assert!(ok.parse::<Slug>().is_ok(), "{ok}");
         }
         for bad in ["", ".", "..", "a/b", "a b", "a\nb", "a?b", "a%2f"] {
@@ -527,7 +543,14 @@ mod tests {
         assert!("example.com".parse::<Domain>().is_ok());
         assert!("example.com:8080".parse::<Domain>().is_ok());
         assert!("[::1]:8080".parse::<Domain>().is_ok());
-        for bad in ["", "a/b", "user@host", "example.com:443", "exa mple.com", "x:99999"] {
+        for bad in [
+            "",
+            "a/b",
+            "user@host",
+            "example.com:443",
+            "exa mple.com",
+            "x:99999",
+        ] {
             assert!(bad.parse::<Domain>().is_err(), "{bad:?}");
         }
     }
