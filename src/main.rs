@@ -1,1 +1,60 @@
-fn main() {}
+//! The `skillscout` command: finds agent skills published on the web, checks them, indexes
+//! them and serves them. See `skillscout --help`.
+
+mod cli;
+mod validate;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use crate::cli::{Cli, Command};
+
+/// The log filter used when `RUST_LOG` is not set.
+const DEFAULT_LOG_FILTER: &str =
+    "skillscout=info,crawler=info,indexer=info,api=info,tower_http=info";
+
+/// How a run ended, as the process exit code (DESIGN.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExitStatus {
+    /// Everything worked and nothing failed a check.
+    Success,
+    /// The command ran, and what it checked failed (e.g. `validate` found errors).
+    Failure,
+    /// The command could not run: bad usage or an unusable input.
+    Error,
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(status: ExitStatus) -> ExitCode {
+        match status {
+            ExitStatus::Success => ExitCode::SUCCESS,
+            ExitStatus::Failure => ExitCode::from(1),
+            ExitStatus::Error => ExitCode::from(2),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+
+    let result = match cli.command {
+        Command::Validate(args) => validate::run(&args),
+    };
+    match result {
+        Ok(status) => status.into(),
+        Err(error) => {
+            // Errors go to stderr; stdout carries only results.
+            let _ = writeln!(std::io::stderr(), "error: {error:#}");
+            ExitStatus::Error.into()
+        }
+    }
+}

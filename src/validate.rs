@@ -1,0 +1,287 @@
+//! `skillscout validate`: checks local input and prints what is wrong, like a compiler.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use crawler::diagnostic::passes;
+use crawler::local::{self, Checked};
+use crawler::{Diagnostic, Severity, VerdictKind};
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use crate::ExitStatus;
+use crate::cli::ValidateArgs;
+
+/// Runs `skillscout validate`.
+pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
+    let seen_at = OffsetDateTime::now_utc();
+    let mut checked = Checked::default();
+    for raw in &args.paths {
+        if raw.starts_with("http://") || raw.starts_with("https://") {
+            bail!(
+                "cannot validate {raw}: validating an origin URL needs the crawler, which this \
+                 build does not have yet; give a local path"
+            );
+        }
+        let path = Path::new(raw);
+        let mut found = local::check(path, seen_at)
+            .with_context(|| format!("cannot validate {}", path.display()))?;
+        checked.indexes.append(&mut found.indexes);
+        checked.skills.append(&mut found.skills);
+    }
+    let verdict = if args.lenient {
+        VerdictKind::Lenient
+    } else {
+        VerdictKind::Strict
+    };
+    let report = Report::new(&checked, verdict);
+    let output = if args.json {
+        let mut json = serde_json::to_string_pretty(&report).context("cannot encode the report")?;
+        json.push('\n');
+        json
+    } else {
+        render(&report, args.verbose)
+    };
+    std::io::stdout()
+        .write_all(output.as_bytes())
+        .context("cannot write to stdout")?;
+    Ok(if report.ok {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+/// The machine-readable result of `validate --json`.
+#[derive(Debug, Serialize)]
+pub(crate) struct Report<'a> {
+    /// Which verdict decided `ok`.
+    verdict: VerdictKind,
+    /// True when nothing failed the verdict.
+    ok: bool,
+    /// The indexes read.
+    indexes: Vec<IndexReport<'a>>,
+    /// The skills checked.
+    skills: Vec<SkillReport<'a>>,
+    /// Counts.
+    summary: Summary,
+}
+
+#[derive(Debug, Serialize)]
+struct IndexReport<'a> {
+    path: PathBuf,
+    url: &'a str,
+    format: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<crawler::index::IndexVersion>,
+    passes: bool,
+    diagnostics: &'a [Diagnostic],
+}
+
+#[derive(Debug, Serialize)]
+struct SkillReport<'a> {
+    label: &'a str,
+    path: PathBuf,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    digest_status: Option<crawler::DigestStatus>,
+    passes: Passes,
+    diagnostics: &'a [Diagnostic],
+}
+
+#[derive(Debug, Serialize)]
+struct Passes {
+    strict: bool,
+    lenient: bool,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct Summary {
+    indexes: usize,
+    skills: usize,
+    passed: usize,
+    failed: usize,
+    errors: usize,
+    warnings: usize,
+    notes: usize,
+}
+
+impl<'a> Report<'a> {
+    fn new(checked: &'a Checked, verdict: VerdictKind) -> Report<'a> {
+        let mut summary = Summary::default();
+        let mut count = |diagnostics: &[Diagnostic]| {
+            for diagnostic in diagnostics {
+                match diagnostic.severity_for(verdict) {
+                    Severity::Error => summary.errors += 1,
+                    Severity::Warning => summary.warnings += 1,
+                    Severity::Info => summary.notes += 1,
+                }
+            }
+        };
+        let indexes: Vec<IndexReport<'a>> = checked
+            .indexes
+            .iter()
+            .map(|index| {
+                count(&index.diagnostics);
+                IndexReport {
+                    path: display_path(&index.path),
+                    url: index.url.as_str(),
+                    format: index.format.as_str(),
+                    version: index.version,
+                    passes: passes(&index.diagnostics, verdict),
+                    diagnostics: &index.diagnostics,
+                }
+            })
+            .collect();
+        let skills: Vec<SkillReport<'a>> = checked
+            .skills
+            .iter()
+            .map(|skill| {
+                count(&skill.diagnostics);
+                SkillReport {
+                    label: &skill.label,
+                    path: display_path(&skill.path),
+                    digest_status: skill.record.as_ref().map(|record| record.digest_status),
+                    passes: Passes {
+                        strict: passes(&skill.diagnostics, VerdictKind::Strict),
+                        lenient: passes(&skill.diagnostics, VerdictKind::Lenient),
+                    },
+                    diagnostics: &skill.diagnostics,
+                }
+            })
+            .collect();
+        let passed_verdict = |skill: &SkillReport<'_>| match verdict {
+            VerdictKind::Strict => skill.passes.strict,
+            VerdictKind::Lenient => skill.passes.lenient,
+        };
+        summary.indexes = indexes.len();
+        summary.skills = skills.len();
+        summary.passed = skills.iter().filter(|skill| passed_verdict(skill)).count();
+        summary.failed = summary.skills - summary.passed;
+        let ok = summary.failed == 0 && indexes.iter().all(|index| index.passes);
+        Report {
+            verdict,
+            ok,
+            indexes,
+            skills,
+            summary,
+        }
+    }
+}
+
+/// Shows paths relative to the working directory when they are below it.
+fn display_path(path: &Path) -> PathBuf {
+    let Ok(current) = std::env::current_dir() else {
+        return path.to_owned();
+    };
+    let absolute = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    let current = current.canonicalize().unwrap_or(current);
+    match absolute.strip_prefix(&current) {
+        Ok(relative) if !relative.as_os_str().is_empty() => relative.to_owned(),
+        _ => path.to_owned(),
+    }
+}
+
+/// Renders the report for people: one block per index and per skill that has something to
+/// say, then one summary line.
+fn render(report: &Report<'_>, verbose: bool) -> String {
+    let verdict = report.verdict;
+    let mut out = String::new();
+    let mut hidden_notes = 0;
+    for index in &report.indexes {
+        let status = if index.passes { "ok" } else { "FAIL" };
+        let version = index
+            .version
+            .map(|version| match version {
+                crawler::index::IndexVersion::V0_2 => " v0.2",
+                crawler::index::IndexVersion::V0_1 => " v0.1",
+            })
+            .unwrap_or("");
+        let _ = writeln!(
+            out,
+            "{status:<4} index {} ({}{version})",
+            index.path.display(),
+            index.format
+        );
+        hidden_notes += render_diagnostics(&mut out, index.diagnostics, verdict, verbose);
+    }
+    for skill in &report.skills {
+        let (passed, other_name, other) = match verdict {
+            VerdictKind::Strict => (skill.passes.strict, "lenient", skill.passes.lenient),
+            VerdictKind::Lenient => (skill.passes.lenient, "strict", skill.passes.strict),
+        };
+        let status = if passed { "ok" } else { "FAIL" };
+        let other_word = if other { "passes" } else { "fails" };
+        let _ = writeln!(
+            out,
+            "{status:<4} {}  {} ({other_word} {other_name})",
+            skill.label,
+            skill.path.display()
+        );
+        hidden_notes += render_diagnostics(&mut out, skill.diagnostics, verdict, verbose);
+    }
+    let summary = &report.summary;
+    let verdict_name = match verdict {
+        VerdictKind::Strict => "strict",
+        VerdictKind::Lenient => "lenient",
+    };
+    let _ = writeln!(
+        out,
+        "\n{} skill{} checked ({verdict_name}): {} passed, {} failed; {} error{}, {} warning{}",
+        summary.skills,
+        plural(summary.skills),
+        summary.passed,
+        summary.failed,
+        summary.errors,
+        plural(summary.errors),
+        summary.warnings,
+        plural(summary.warnings),
+    );
+    if hidden_notes > 0 {
+        let _ = writeln!(
+            out,
+            "{hidden_notes} note{} hidden; --verbose shows them",
+            plural(hidden_notes)
+        );
+    }
+    out
+}
+
+/// Writes each diagnostic as `severity[code] field: message` plus advice; returns how many
+/// notes were left out.
+fn render_diagnostics(
+    out: &mut String,
+    diagnostics: &[Diagnostic],
+    verdict: VerdictKind,
+    verbose: bool,
+) -> usize {
+    let mut hidden = 0;
+    let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
+    sorted.sort_by_key(|diagnostic| std::cmp::Reverse(diagnostic.severity_for(verdict)));
+    for diagnostic in sorted {
+        let severity = diagnostic.severity_for(verdict);
+        if severity == Severity::Info && !verbose {
+            hidden += 1;
+            continue;
+        }
+        let at = diagnostic
+            .field
+            .as_deref()
+            .map(|field| format!(" {field}:"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "     {severity}[{}]{at} {}",
+            diagnostic.code, diagnostic.message
+        );
+        if severity > Severity::Info {
+            let _ = writeln!(out, "       help: {}", diagnostic.code.hint());
+        }
+    }
+    hidden
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}

@@ -1,0 +1,4 @@
+//! End-to-end tests of the `skillscout` binary: one test binary, one module per area.
+
+mod util;
+mod validate;

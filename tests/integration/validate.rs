@@ -1,0 +1,250 @@
+//! `skillscout validate` on the fixture web and on corpus skills: the verdicts a publisher
+//! expects, in output worth reading.
+
+use crate::util::{corpus_dir, repo_root, skillscout, stderr, stdout};
+
+#[test]
+fn a_clean_v0_2_site_passes() {
+    let output = skillscout(&repo_root(), &["validate", "seeds/web/pdfworks.test"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    insta::assert_snapshot!(stdout(&output), @r"
+    ok   index seeds/web/pdfworks.test/.well-known/agent-skills/index.json (agent-skills v0.2)
+    ok   pdfworks.test/pdf-text-extraction  seeds/web/pdfworks.test/.well-known/agent-skills/pdf-text-extraction/SKILL.md (passes lenient)
+    ok   pdfworks.test/pdf-form-filling  seeds/web/pdfworks.test/.well-known/agent-skills/pdf-form-filling.tar.gz (passes lenient)
+    ok   pdfworks.test/pdf-merge  seeds/web/pdfworks.test/.well-known/agent-skills/pdf-merge.zip (passes lenient)
+
+    3 skills checked (strict): 3 passed, 0 failed; 0 errors, 0 warnings
+    ");
+}
+
+#[test]
+fn a_sloppy_site_fails_with_advice() {
+    let output = skillscout(&repo_root(), &["validate", "seeds/web/sloppy.test"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    insta::assert_snapshot!(stdout(&output), @r#"
+    ok   index seeds/web/sloppy.test/.well-known/agent-skills/index.json (agent-skills v0.2)
+         warning[bare_array] index is a bare array; expected an object with a `skills` array
+           help: wrap the array in an object: {"skills": [...]}
+         warning[unknown_type] skills[2].type: unknown type "mcp-server" for skill "video-summary"; the entry is skipped
+           help: use "type": "skill-md" for a single SKILL.md or "archive" for a .tar.gz or .zip
+    FAIL sloppy.test/Release-Notes  seeds/web/sloppy.test/.well-known/agent-skills/Release-Notes/SKILL.md (passes lenient)
+         error[invalid_name] skills[0].name: invalid skill name "Release-Notes": has uppercase letters
+           help: use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-processing`
+         error[unknown_field] frontmatter.argument-hint: field "argument-hint" is not in the Agent Skills specification; Claude Code reads it, other clients ignore it
+           help: move extra fields under `metadata:`, which the specification reserves for them
+         error[invalid_name] frontmatter.name: invalid skill name "Release Notes": has uppercase letters
+           help: use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-processing`
+         error[name_mismatch] frontmatter.name: name "Release Notes" differs from the skill's directory or index name "Release-Notes"
+           help: make the frontmatter `name` equal to the skill's directory name
+         warning[sha256_field] skills[0].sha256: entry has `sha256` instead of `digest`; its value is used
+           help: rename the field to `digest` and prefix the value with `sha256:`
+         warning[digest_format] skills[0].sha256: digest "ccdb2f72531932d294cea1973624098808004307cf1e1ab66e9fa3e802f3ba4d" is not in the form `sha256:<64 lowercase hex>`; read as sha256:ccdb2f72531932d294cea1973624098808004307cf1e1ab66e9fa3e802f3ba4d
+           help: write digests as `sha256:` followed by 64 lowercase hex characters
+    FAIL sloppy.test/pdf-ocr  seeds/web/sloppy.test/.well-known/agent-skills/pdf-ocr/SKILL.md (passes lenient)
+         error[unknown_field] frontmatter.version: field "version" is not in the Agent Skills specification; GAIA reads it, other clients ignore it
+           help: move extra fields under `metadata:`, which the specification reserves for them
+         error[unknown_field] frontmatter.author: field "author" is not in the Agent Skills specification; GAIA reads it, other clients ignore it
+           help: move extra fields under `metadata:`, which the specification reserves for them
+         error[unknown_field] frontmatter.security_tier: field "security_tier" is not in the Agent Skills specification; GAIA reads it, other clients ignore it
+           help: move extra fields under `metadata:`, which the specification reserves for them
+         error[unknown_field] frontmatter.permissions: field "permissions" is not in the Agent Skills specification; GAIA reads it, other clients ignore it
+           help: move extra fields under `metadata:`, which the specification reserves for them
+         error[unknown_field] frontmatter.tools: field "tools" is not in the Agent Skills specification; GAIA reads it, other clients ignore it
+           help: move extra fields under `metadata:`, which the specification reserves for them
+         error[unknown_field] frontmatter.tags: field "tags" is not in the Agent Skills specification; GAIA reads it, other clients ignore it
+           help: move extra fields under `metadata:`, which the specification reserves for them
+         warning[empty_description] skills[1].description: `description` is empty
+           help: copy the SKILL.md description into the index entry
+         warning[digest_format] skills[1].digest: digest "sha256:1375EE630A1F734BE88196DBAFA8A62668A157F71ADC847EBA51A82F84604323" is not in the form `sha256:<64 lowercase hex>`; read as sha256:1375ee630a1f734be88196dbafa8a62668a157f71adc847eba51a82f84604323
+           help: write digests as `sha256:` followed by 64 lowercase hex characters
+
+    2 skills checked (strict): 0 passed, 2 failed; 10 errors, 6 warnings
+    1 note hidden; --verbose shows them
+    "#);
+}
+
+#[test]
+fn lenient_judges_by_what_clients_accept() {
+    let output = skillscout(
+        &repo_root(),
+        &[
+            "validate",
+            "--lenient",
+            "seeds/web/sloppy.test/.well-known/agent-skills/Release-Notes",
+        ],
+    );
+    insta::assert_snapshot!(stdout(&output), @r#"
+    ok   Release-Notes  seeds/web/sloppy.test/.well-known/agent-skills/Release-Notes/SKILL.md (fails strict)
+         warning[invalid_name] frontmatter.name: invalid skill name "Release Notes": has uppercase letters
+           help: use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-processing`
+         warning[name_mismatch] frontmatter.name: name "Release Notes" differs from the skill's directory or index name "Release-Notes"
+           help: make the frontmatter `name` equal to the skill's directory name
+
+    1 skill checked (lenient): 1 passed, 0 failed; 0 errors, 2 warnings
+    1 note hidden; --verbose shows them
+    "#);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+#[test]
+fn every_fixture_site_is_read_and_json_is_complete() {
+    let output = skillscout(
+        &repo_root(),
+        &[
+            "validate",
+            "--json",
+            "seeds/web/pdfworks.test",
+            "seeds/web/legacy-tools.test",
+            "seeds/web/services.test",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["verdict"], "strict");
+    assert_eq!(report["summary"]["indexes"], 3);
+    assert_eq!(report["summary"]["skills"], 10);
+    let statuses: Vec<(&str, &str)> = report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| {
+            (
+                skill["label"].as_str().unwrap(),
+                skill["digest_status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    insta::assert_debug_snapshot!(statuses, @r#"
+    [
+        (
+            "pdfworks.test/pdf-text-extraction",
+            "verified",
+        ),
+        (
+            "pdfworks.test/pdf-form-filling",
+            "verified",
+        ),
+        (
+            "pdfworks.test/pdf-merge",
+            "verified",
+        ),
+        (
+            "legacy-tools.test/csv-cleanup",
+            "absent",
+        ),
+        (
+            "legacy-tools.test/changelog-writer",
+            "absent",
+        ),
+        (
+            "services.test/test.services.translate-v2",
+            "absent",
+        ),
+        (
+            "services.test/test.services.invoice-extract-v1",
+            "absent",
+        ),
+        (
+            "services.test/test.services.payroll-audit-v1",
+            "absent",
+        ),
+        (
+            "services.test/test.services.style-guide-v3",
+            "absent",
+        ),
+        (
+            "services.test/test.services.pdf-redact-v1",
+            "absent",
+        ),
+    ]
+    "#);
+}
+
+#[test]
+fn unusable_input_is_a_usage_error() {
+    let output = skillscout(&repo_root(), &["validate", "no/such/path"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("cannot validate no/such/path"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(stdout(&output).is_empty());
+
+    let output = skillscout(&repo_root(), &["validate", "src"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("is not a skill folder"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = skillscout(&repo_root(), &["validate"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn corpus_skills_get_the_verdicts_a_publisher_expects() {
+    let Some(corpus) = corpus_dir() else {
+        return;
+    };
+    // A display name where a slug belongs: fails strict, accepted by clients.
+    let output = skillscout(
+        &corpus,
+        &[
+            "validate",
+            "composio.test/.well-known/skills/ahrefs-automation",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(stdout(&output), @r#"
+    FAIL ahrefs-automation  composio.test/.well-known/skills/ahrefs-automation/SKILL.md (passes lenient)
+         error[unknown_field] frontmatter.requires: field "requires" is not in the Agent Skills specification; clients ignore it
+           help: move extra fields under `metadata:`, which the specification reserves for them
+         error[invalid_name] frontmatter.name: invalid skill name "Ahrefs Automation": has uppercase letters
+           help: use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-processing`
+         error[name_mismatch] frontmatter.name: name "Ahrefs Automation" differs from the skill's directory or index name "ahrefs-automation"
+           help: make the frontmatter `name` equal to the skill's directory name
+
+    1 skill checked (strict): 0 passed, 1 failed; 3 errors, 0 warnings
+    "#);
+
+    // No frontmatter at all: fails both verdicts.
+    let output = skillscout(
+        &corpus,
+        &[
+            "validate",
+            "--lenient",
+            "mrgoonie.test/.well-known/agent-skills/google-adk-python",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(stdout(&output), @r##"
+    FAIL google-adk-python  mrgoonie.test/.well-known/agent-skills/google-adk-python/SKILL.md (fails strict)
+         error[missing_frontmatter] SKILL.md has no frontmatter: the first line is "# Google ADK Python Skill", not `---`
+           help: start SKILL.md with a YAML block between two `---` lines holding name and description
+         error[missing_description] frontmatter.description: frontmatter has no description
+           help: add `description:` saying what the skill does and when to use it
+         warning[missing_name] frontmatter.name: frontmatter has no name
+           help: add `name:` with the skill's directory name
+
+    1 skill checked (lenient): 0 passed, 1 failed; 2 errors, 1 warning
+    "##);
+
+    // CRLF line endings are only a note.
+    let output = skillscout(
+        &corpus,
+        &[
+            "validate",
+            "k-dense.test/.well-known/skills/geomaster/SKILL.md",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    insta::assert_snapshot!(stdout(&output), @"
+    ok   geomaster  k-dense.test/.well-known/skills/geomaster/SKILL.md (passes lenient)
+
+    1 skill checked (strict): 1 passed, 0 failed; 0 errors, 0 warnings
+    1 note hidden; --verbose shows them
+    ");
+}
