@@ -17,6 +17,8 @@
 //! - [`normalize`]: index entry + fetched artifact -> [`Skill`].
 //! - [`seeds`]: the seed file format.
 //! - [`local`]: reads a skill folder, a file, or a well-known tree from disk.
+//! - [`store`]: the crawl state in the data directory (records, tombstones, change log,
+//!   domain status, HTTP cache), in redb.
 //!
 //! # Invariants
 //!
@@ -35,6 +37,7 @@ pub mod seeds;
 pub mod sharing;
 pub mod skill;
 pub mod skill_md;
+pub mod store;
 
 pub use diagnostic::{Code, Diagnostic, Severity, VerdictKind};
 pub use error::{Error, Result};
