@@ -352,6 +352,18 @@ mod tests {
         }
     }
 
+    /// Publishers and scripts read the code list in the README: it must name every code.
+    #[test]
+    fn readme_lists_every_code() {
+        let readme = include_str!("../../README.md");
+        for code in Code::ALL {
+            assert!(
+                readme.contains(&format!("`{}`", code.as_str())),
+                "README.md does not list the code {code}"
+            );
+        }
+    }
+
     #[test]
     fn lenient_never_raises_severity() {
         let diagnostic = Diagnostic::new(Code::UnknownField, "unknown field \"x\"");

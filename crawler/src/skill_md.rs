@@ -605,6 +605,20 @@ mod tests {
     }
 
     #[test]
+    fn lone_carriage_returns_end_lines_once() {
+        let first = parse(
+            b"---\nname: pdf\ndescription: d\n---\na\r\r\nb\rc\n",
+            Some("pdf"),
+        );
+        assert_eq!(first.body, "a\n\nb\nc\n");
+        let again = parse(
+            format!("---\nname: pdf\ndescription: d\n---\n{}", first.body).as_bytes(),
+            Some("pdf"),
+        );
+        assert_eq!(again.body, first.body);
+    }
+
+    #[test]
     fn splits_frontmatter() {
         let cases: [(&str, Split<'_>); 13] = [
             ("---\nname: a\n---\nbody\n", Ok(("name: a\n", "body\n"))),
@@ -694,6 +708,8 @@ mod tests {
                 vec![(ByteOrderMark, None)],
             ),
             ("crlf", OK.replace('\n', "\r\n").into(), Some("pdf"), vec![(CrlfLineEndings, None)]),
+            // Found by the normaliser's idempotence property: "\r\r\n" is two line ends.
+            ("lone cr", OK.replace('\n', "\r").into(), Some("pdf"), vec![(CrlfLineEndings, None)]),
             ("large", large.into(), Some("pdf"), vec![(LargeSkillMd, None)]),
             (
                 "no frontmatter",
