@@ -304,6 +304,13 @@ impl Diagnostic {
         self
     }
 
+    /// Returns the diagnostic lowered to a warning: the input is still used, as for extension
+    /// fields that are not part of the core specification.
+    pub fn as_warning(mut self) -> Self {
+        self.severity = self.severity.min(Severity::Warning);
+        self
+    }
+
     /// Returns the severity under the given verdict.
     pub fn severity_for(&self, verdict: VerdictKind) -> Severity {
         match verdict {

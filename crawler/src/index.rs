@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 use url::Url;
 
-use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::skill::{Digest, SkillName, Slug};
 
 /// The `$schema` URI of a v0.2 index.
@@ -706,10 +706,11 @@ fn read_files(
             continue;
         }
         if entry.files.contains(path) {
-            let mut duplicate =
-                Diagnostic::new(Code::InvalidPath, format!("{path:?} is listed twice")).at(at);
-            duplicate.severity = Severity::Warning;
-            diagnostics.push(duplicate);
+            diagnostics.push(
+                Diagnostic::new(Code::InvalidPath, format!("{path:?} is listed twice"))
+                    .at(at)
+                    .as_warning(),
+            );
             continue;
         }
         entry.files.push(path.clone());

@@ -22,6 +22,7 @@ use time::format_description::well_known::{Iso8601, Rfc3339};
 use url::Url;
 
 use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::index::kind_of as kind;
 use crate::skill::{Access, KNOWN_CAPABILITY_TYPES, MAX_SLUG_LEN, Slug};
 use crate::skill_md::gaia::semver_problem;
 
@@ -256,7 +257,7 @@ fn parse_entry(
 
     let name = match reader.required_str("name") {
         Some(name) if name.trim().is_empty() => {
-            reader.push(warning(
+            reader.push(Diagnostic::as_warning(
                 Diagnostic::new(
                     Code::InvalidField,
                     format!("skills[{position}].name is empty; the id is shown instead"),
@@ -714,14 +715,14 @@ impl<'a> FieldReader<'a> {
         let path = self.path("version");
         match self.required("version")? {
             Value::String(version) if version.trim().is_empty() => {
-                self.push(warning(
+                self.push(Diagnostic::as_warning(
                     Diagnostic::new(Code::InvalidField, format!("{path} is empty")).at(path),
                 ));
                 None
             }
             Value::String(version) => Some(version.clone()),
             Value::Number(number) => {
-                self.push(warning(
+                self.push(Diagnostic::as_warning(
                     Diagnostic::new(
                         Code::InvalidField,
                         format!("{path} is the number {number}; write it as a string"),
@@ -842,7 +843,7 @@ impl<'a> FieldReader<'a> {
                 continue;
             }
             if tags.len() == MAX_DESCRIPTOR_TAGS {
-                self.push(warning(
+                self.push(Diagnostic::as_warning(
                     Diagnostic::new(
                         Code::TooLarge,
                         format!(
@@ -865,7 +866,7 @@ impl<'a> FieldReader<'a> {
         };
         if !is_iso8601(raw) {
             let path = self.path(key);
-            self.push(warning(
+            self.push(Diagnostic::as_warning(
                 Diagnostic::new(
                     Code::InvalidField,
                     format!(
@@ -885,24 +886,6 @@ fn is_iso8601(raw: &str) -> bool {
         || time::OffsetDateTime::parse(raw, &Iso8601::DEFAULT).is_ok()
         || time::PrimitiveDateTime::parse(raw, &Iso8601::DEFAULT).is_ok()
         || time::Date::parse(raw, &Iso8601::DEFAULT).is_ok()
-}
-
-/// Returns the diagnostic with its severity lowered to a warning: the input is still used.
-fn warning(mut diagnostic: Diagnostic) -> Diagnostic {
-    diagnostic.severity = Severity::Warning;
-    diagnostic
-}
-
-/// Names a JSON value's type for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Quotes a published value for a message, cut to [`MAX_QUOTED_CHARS`] characters.

@@ -13,7 +13,7 @@
 use serde_json::{Map, Value};
 
 use super::{Place, RawScalar, capped, quoted, wrong_type};
-use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic};
 
 /// The fields GAIA defines beyond the Agent Skills specification (§2.2).
 pub const GAIA_FIELDS: [&str; 10] = [
@@ -58,7 +58,11 @@ pub(super) fn check(
     if let Some(metadata) = frontmatter.get("metadata").and_then(Value::as_object) {
         if let Some(gaia) = metadata.get("gaia").filter(|gaia| !gaia.is_object()) {
             let field = Place::MetadataGaia.path();
-            diagnostics.push(warning(wrong_type(&field, "a mapping", gaia)));
+            diagnostics.push(Diagnostic::as_warning(wrong_type(
+                &field,
+                "a mapping",
+                gaia,
+            )));
         }
         check_metadata(metadata, yaml, diagnostics);
     }
@@ -76,10 +80,12 @@ fn check_metadata(metadata: &Map<String, Value>, yaml: &str, diagnostics: &mut V
     let place = Place::Metadata;
     if let RawScalar::Other(value) = place.scalar(metadata, "version", yaml) {
         let field = place.field("version");
-        diagnostics.push(warning(wrong_type(&field, "a string", value)));
+        diagnostics.push(Diagnostic::as_warning(wrong_type(
+            &field, "a string", value,
+        )));
     }
     if let Some(author) = metadata.get("author").filter(|author| !author.is_string()) {
-        diagnostics.push(warning(wrong_type(
+        diagnostics.push(Diagnostic::as_warning(wrong_type(
             &place.field("author"),
             "a string",
             author,
@@ -111,7 +117,7 @@ fn check_gaia_table(
             }
         }
         RawScalar::Other(value) => {
-            diagnostics.push(warning(wrong_type(
+            diagnostics.push(Diagnostic::as_warning(wrong_type(
                 &place.field("version"),
                 "a string",
                 value,
@@ -120,14 +126,18 @@ fn check_gaia_table(
     }
     for key in STRING_FIELDS {
         if let Some(value) = table.get(key).filter(|value| !value.is_string()) {
-            diagnostics.push(warning(wrong_type(&place.field(key), "a string", value)));
+            diagnostics.push(Diagnostic::as_warning(wrong_type(
+                &place.field(key),
+                "a string",
+                value,
+            )));
         }
     }
     // At the top level `license` is an Agent Skills field, checked with the others.
     if place == Place::MetadataGaia
         && let Some(license) = table.get("license").filter(|license| !license.is_string())
     {
-        diagnostics.push(warning(wrong_type(
+        diagnostics.push(Diagnostic::as_warning(wrong_type(
             &place.field("license"),
             "a string",
             license,
@@ -135,7 +145,11 @@ fn check_gaia_table(
     }
     if let Some(requirements) = table.get("requirements").filter(|value| !value.is_object()) {
         let field = place.field("requirements");
-        diagnostics.push(warning(wrong_type(&field, "a mapping", requirements)));
+        diagnostics.push(Diagnostic::as_warning(wrong_type(
+            &field,
+            "a mapping",
+            requirements,
+        )));
     }
     if let Some(tier) = table.get("security_tier") {
         check_security_tier(&place.field("security_tier"), tier, diagnostics);
@@ -154,7 +168,7 @@ fn check_gaia_table(
 /// Checks `security_tier` against the three tiers of GAIA §4.
 fn check_security_tier(field: &str, tier: &Value, diagnostics: &mut Vec<Diagnostic>) {
     let Some(tier) = tier.as_str() else {
-        diagnostics.push(warning(wrong_type(field, "a string", tier)));
+        diagnostics.push(Diagnostic::as_warning(wrong_type(field, "a string", tier)));
         return;
     };
     if !SECURITY_TIERS.contains(&tier) {
@@ -170,14 +184,20 @@ fn check_security_tier(field: &str, tier: &Value, diagnostics: &mut Vec<Diagnost
 /// Checks that `permissions` is a list of `<domain>:<level>[:scope]` strings (GAIA §3).
 fn check_permissions(field: &str, permissions: &Value, diagnostics: &mut Vec<Diagnostic>) {
     let Some(permissions) = permissions.as_array() else {
-        diagnostics.push(warning(wrong_type(field, "a list of strings", permissions)));
+        diagnostics.push(Diagnostic::as_warning(wrong_type(
+            field,
+            "a list of strings",
+            permissions,
+        )));
         return;
     };
     let mut found = Vec::new();
     for (index, permission) in permissions.iter().enumerate() {
         let item = format!("{field}[{index}]");
         match permission.as_str() {
-            None => found.push(warning(wrong_type(&item, "a string", permission))),
+            None => found.push(Diagnostic::as_warning(wrong_type(
+                &item, "a string", permission,
+            ))),
             Some(text) => {
                 if let Some(problem) = permission_problem(text) {
                     let message = format!("invalid permission {}: {problem}", quoted(text));
@@ -192,26 +212,30 @@ fn check_permissions(field: &str, permissions: &Value, diagnostics: &mut Vec<Dia
 /// Checks that `tools` is a list of mappings, each with a string `name` (GAIA §5).
 fn check_tools(field: &str, tools: &Value, diagnostics: &mut Vec<Diagnostic>) {
     let Some(tools) = tools.as_array() else {
-        diagnostics.push(warning(wrong_type(field, "a list of mappings", tools)));
+        diagnostics.push(Diagnostic::as_warning(wrong_type(
+            field,
+            "a list of mappings",
+            tools,
+        )));
         return;
     };
     let mut found = Vec::new();
     for (index, tool) in tools.iter().enumerate() {
         let item = format!("{field}[{index}]");
         let Some(tool) = tool.as_object() else {
-            found.push(warning(wrong_type(&item, "a mapping", tool)));
+            found.push(Diagnostic::as_warning(wrong_type(&item, "a mapping", tool)));
             continue;
         };
         match tool.get("name") {
             Some(Value::String(_)) => {}
-            Some(name) => found.push(warning(wrong_type(
+            Some(name) => found.push(Diagnostic::as_warning(wrong_type(
                 &format!("{item}.name"),
                 "a string",
                 name,
             ))),
             None => {
                 let message = format!("tool {} has no name", index + 1);
-                found.push(warning(
+                found.push(Diagnostic::as_warning(
                     Diagnostic::new(Code::InvalidField, message).at(item),
                 ));
             }
@@ -227,14 +251,18 @@ fn check_tags(field: &str, tags: &Value, diagnostics: &mut Vec<Diagnostic>) {
         Value::String(_) => return,
         Value::Array(items) => items,
         other => {
-            diagnostics.push(warning(wrong_type(field, "a list of strings", other)));
+            diagnostics.push(Diagnostic::as_warning(wrong_type(
+                field,
+                "a list of strings",
+                other,
+            )));
             return;
         }
     };
     let mut found = Vec::new();
     for (index, tag) in items.iter().enumerate() {
         if !tag.is_string() {
-            found.push(warning(wrong_type(
+            found.push(Diagnostic::as_warning(wrong_type(
                 &format!("{field}[{index}]"),
                 "a string",
                 tag,
@@ -242,12 +270,6 @@ fn check_tags(field: &str, tags: &Value, diagnostics: &mut Vec<Diagnostic>) {
         }
     }
     diagnostics.extend(capped(found, field));
-}
-
-/// Returns `diagnostic` lowered to a warning: wrong types in GAIA fields do not fail a skill.
-fn warning(mut diagnostic: Diagnostic) -> Diagnostic {
-    diagnostic.severity = diagnostic.severity.min(Severity::Warning);
-    diagnostic
 }
 
 /// Returns what is wrong with a GAIA permission, or `None` when it follows
@@ -355,6 +377,7 @@ fn identifier_problem(identifier: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Severity;
     use crate::skill_md::{MAX_LIST_DIAGNOSTICS, parse};
 
     /// The diagnostics expected for one case: code, field and severity, in order.
