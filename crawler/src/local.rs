@@ -99,21 +99,10 @@ pub fn check(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
         .and_then(|name| name.to_str())
         .unwrap_or("");
     if file_name.eq_ignore_ascii_case(SKILL_MD) {
-        let bytes = read_capped(path, MAX_SKILL_MD_BYTES)?;
-        let expected = parent_name(path);
-        let parsed = skill_md::parse(&bytes.bytes, expected.as_deref());
-        let mut diagnostics = bytes.diagnostics;
-        diagnostics.extend(parsed.diagnostics);
+        let skill = check_skill_md(path, parent_name(path))?;
         return Ok(Checked {
             indexes: Vec::new(),
-            skills: vec![CheckedSkill {
-                path: path.to_owned(),
-                label: expected
-                    .or(parsed.name)
-                    .unwrap_or_else(|| SKILL_MD.to_owned()),
-                record: None,
-                diagnostics,
-            }],
+            skills: vec![skill],
         });
     }
     check_index_file(path, seen_at)
@@ -312,32 +301,42 @@ fn check_listed_files(site: &Site, entry: &index::IndexEntry, record: &mut Skill
 /// Checks a skill folder: its SKILL.md against the folder name, and every file's path against
 /// the rules an index's `files[]` must follow.
 fn check_skill_folder(folder: &Path) -> Result<Checked> {
-    let skill_md_path = folder.join(SKILL_MD);
-    let read = read_capped(&skill_md_path, MAX_SKILL_MD_BYTES)?;
     let expected = folder.canonicalize().ok().and_then(|path| {
         path.file_name()
             .map(|name| name.to_string_lossy().into_owned())
     });
-    let parsed = skill_md::parse(&read.bytes, expected.as_deref());
-    let mut diagnostics = read.diagnostics;
-    diagnostics.extend(parsed.diagnostics);
+    let mut skill = check_skill_md(&folder.join(SKILL_MD), expected)?;
     let mut files = Vec::new();
     list_files(folder, folder, &mut files)?;
     for relative in files {
         if let Err(problem) = index::check_relative_path(&relative) {
-            diagnostics.push(problem.at(relative));
+            skill.diagnostics.push(problem.at(relative));
         }
     }
     Ok(Checked {
         indexes: Vec::new(),
-        skills: vec![CheckedSkill {
-            path: skill_md_path,
-            label: expected
-                .or(parsed.name)
-                .unwrap_or_else(|| SKILL_MD.to_owned()),
-            record: None,
-            diagnostics,
-        }],
+        skills: vec![skill],
+    })
+}
+
+/// Checks one SKILL.md against the name of the folder it is in.
+fn check_skill_md(path: &Path, expected_name: Option<String>) -> Result<CheckedSkill> {
+    let read = read_capped(path, MAX_SKILL_MD_BYTES)?;
+    let mut diagnostics = read.diagnostics;
+    let mut name = None;
+    // An oversized file was not read; parsing nothing would only add noise.
+    if diagnostics.is_empty() {
+        let parsed = skill_md::parse(&read.bytes, expected_name.as_deref());
+        diagnostics.extend(parsed.diagnostics);
+        name = parsed.name;
+    }
+    Ok(CheckedSkill {
+        path: path.to_owned(),
+        label: expected_name
+            .or(name)
+            .unwrap_or_else(|| SKILL_MD.to_owned()),
+        record: None,
+        diagnostics,
     })
 }
 
@@ -533,4 +532,136 @@ fn percent_decode(segment: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use time::macros::datetime;
+
+    use super::*;
+    use crate::skill::DigestStatus;
+
+    const SEEN: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+
+    /// A fresh directory named `name` (a site's domain), removed when dropped.
+    struct TempSite(PathBuf);
+
+    impl TempSite {
+        fn new(name: &str) -> TempSite {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let parent = std::env::temp_dir().join(format!(
+                "skillscout-local-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            let root = parent.join(name);
+            fs::create_dir_all(&root).unwrap();
+            TempSite(root)
+        }
+
+        fn write(&self, path: &str, bytes: &[u8]) -> PathBuf {
+            let file = self.0.join(path);
+            fs::create_dir_all(file.parent().unwrap()).unwrap();
+            fs::write(&file, bytes).unwrap();
+            file
+        }
+    }
+
+    impl Drop for TempSite {
+        fn drop(&mut self) {
+            if let Some(parent) = self.0.parent() {
+                let _ = fs::remove_dir_all(parent);
+            }
+        }
+    }
+
+    fn codes(diagnostics: &[Diagnostic]) -> Vec<&'static str> {
+        diagnostics.iter().map(|d| d.code.as_str()).collect()
+    }
+
+    const SKILL: &[u8] = b"---\nname: pdf\ndescription: Reads PDFs.\n---\nbody\n";
+
+    #[test]
+    fn an_oversized_skill_md_is_only_too_large() {
+        let site = TempSite::new("pdf");
+        let mut big = SKILL.to_vec();
+        big.resize(MAX_SKILL_MD_BYTES + 1, b'x');
+        let file = site.write("SKILL.md", &big);
+        let checked = check(&file, SEEN).unwrap();
+        assert_eq!(codes(&checked.skills[0].diagnostics), ["too_large"]);
+    }
+
+    #[test]
+    fn a_tree_maps_its_own_urls_to_files_and_reports_the_rest() {
+        let site = TempSite::new("example.test");
+        site.write(".well-known/skills/pdf/SKILL.md", SKILL);
+        site.write(
+            ".well-known/skills/index.json",
+            br#"{"skills": [
+                {"name": "pdf", "description": "Reads PDFs.", "files": ["SKILL.md", "scripts/run.sh"]},
+                {"name": "gone", "description": "d", "files": ["SKILL.md"]}
+            ]}"#,
+        );
+        site.write(
+            ".well-known/agent-skills/index.json",
+            br#"{"$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json", "skills": [
+                {"name": "cdn", "type": "skill-md", "description": "d",
+                 "url": "https://cdn.example.net/cdn/SKILL.md",
+                 "digest": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}
+            ]}"#,
+        );
+        let checked = check(&site.0, SEEN).unwrap();
+        assert_eq!(checked.indexes.len(), 2);
+        let by_label = |label: &str| {
+            checked
+                .skills
+                .iter()
+                .find(|skill| skill.label == label)
+                .unwrap_or_else(|| panic!("no {label}"))
+        };
+        let cdn = by_label("example.test/cdn");
+        assert_eq!(codes(&cdn.diagnostics), ["unfetched"]);
+        assert_eq!(
+            cdn.record.as_ref().unwrap().digest_status,
+            DigestStatus::Unfetched
+        );
+        let pdf = by_label("example.test/pdf");
+        assert_eq!(codes(&pdf.diagnostics), ["digest_absent", "not_found"]);
+        let gone = by_label("example.test/gone");
+        assert_eq!(codes(&gone.diagnostics), ["digest_absent", "not_found"]);
+    }
+
+    #[test]
+    fn a_lone_index_file_resolves_against_its_folder() {
+        let site = TempSite::new("anywhere");
+        site.write("pdf/SKILL.md", SKILL);
+        let digest = crate::skill::Digest::of(SKILL);
+        let index = site.write(
+            "index.json",
+            format!(
+                r#"{{"$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json", "skills": [
+                    {{"name": "pdf", "type": "skill-md", "description": "Reads PDFs.", "url": "pdf/SKILL.md", "digest": "{digest}"}}
+                ]}}"#
+            )
+            .as_bytes(),
+        );
+        let checked = check(&index, SEEN).unwrap();
+        let record = checked.records().next().unwrap();
+        assert_eq!(record.id.to_string(), "localhost/pdf");
+        assert_eq!(record.digest_status, DigestStatus::Verified);
+        assert!(
+            codes(&record.diagnostics).is_empty(),
+            "{:?}",
+            record.diagnostics
+        );
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("a%20b").as_deref(), Some("a b"));
+        assert_eq!(percent_decode("%2"), None);
+        assert_eq!(percent_decode("%zz"), None);
+        assert_eq!(percent_decode("%ff"), None);
+    }
 }
