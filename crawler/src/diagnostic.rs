@@ -260,6 +260,40 @@ codes! {
     /// An artifact was not fetched (another host, or not reachable from here); it is unchecked.
     Unfetched = "unfetched", Info, Info,
         "validate the origin URL instead of local files to check artifacts on other hosts";
+    /// robots.txt does not allow the `skillscout` user agent to fetch the URL.
+    RobotsDisallowed = "robots_disallowed", Error, Error,
+        "allow `User-agent: skillscout` to fetch /.well-known/ and your skill files in robots.txt";
+    /// robots.txt answered 429 or 5xx, or timed out: the whole origin is left alone this crawl.
+    RobotsUnavailable = "robots_unavailable", Error, Error,
+        "serve /robots.txt with 200 (or 404 when you have none); errors there block every crawler";
+    /// The request did not finish within the time limit (connect or whole request).
+    Timeout = "timeout", Error, Error,
+        "answer well-known requests within a few seconds";
+    /// The host could not be reached: no DNS answer, connection refused or reset.
+    Unreachable = "unreachable", Error, Error,
+        "check that the host name resolves and the server accepts connections";
+    /// The destination is a loopback, private, link-local or other non-public address.
+    RefusedDestination = "refused_destination", Error, Error,
+        "publish skills at a public address; URLs pointing into private networks are never fetched";
+    /// A chain of redirects was longer than allowed.
+    TooManyRedirects = "too_many_redirects", Error, Error,
+        "redirect at most 5 times, ideally once, to the final URL";
+    /// A redirect led back to a URL already visited.
+    RedirectLoop = "redirect_loop", Error, Error,
+        "fix the redirect rules so that they end at a resource";
+    /// A redirect had no usable `Location` (missing, unparseable, or not http(s)).
+    InvalidRedirect = "invalid_redirect", Error, Error,
+        "send an absolute or relative http(s) URL in `Location`";
+    /// The server answered with a status that is neither success, redirect nor not-found.
+    HttpStatus = "http_status", Error, Error,
+        "serve well-known files and the artifacts they list with status 200";
+    /// The server kept answering 429 or 503, or asked to wait longer than the crawler waits.
+    RateLimited = "rate_limited", Error, Error,
+        "allow at least one request per second from skillscout, or a short Retry-After";
+    /// The response was malformed: a body shorter than its Content-Length, a broken
+    /// compressed stream, or invalid HTTP.
+    InvalidResponse = "invalid_response", Error, Error,
+        "send complete responses whose Content-Length and Content-Encoding match the body";
 
     // Seeds.
     /// A seed line is not a host, an origin or an origin with a path.

@@ -2,8 +2,8 @@
 //!
 //! This crate owns the canonical record, [`Skill`]: the only place it is defined, and the only
 //! code that builds one ([`normalize`]). Everything that reads published bytes lives here, as
-//! pure functions from bytes to values and diagnostics; only the fetch layer (added with the
-//! crawler) touches the network.
+//! pure functions from bytes to values and diagnostics; only the fetch layer ([`fetch`])
+//! touches the network.
 //!
 //! # Layout
 //!
@@ -19,6 +19,13 @@
 //! - [`local`]: reads a skill folder, a file, or a well-known tree from disk.
 //! - [`store`]: the crawl state in the data directory (records, tombstones, change log,
 //!   domain status, HTTP cache), in redb.
+//! - [`blobs`]: content-addressed bytes in the data directory (artifacts, skill files, cached
+//!   bodies).
+//! - [`robots`]: robots.txt (RFC 9309) for the `skillscout` product token.
+//! - [`politeness`]: per-host turns and pauses, `Retry-After`, backoff.
+//! - [`credentials`]: per-host headers for a publisher's private skills.
+//! - [`fetch`]: the only network code: SSRF guard, TLS, HTTP cache, capped bodies, redirects.
+//! - [`crawl`]: many domains at once, each to the end, stored in batches; the crawl report.
 //!
 //! # Invariants
 //!
@@ -28,11 +35,17 @@
 //! - Nothing fetched is ever executed.
 
 pub mod archive;
+pub mod blobs;
+pub mod crawl;
+pub mod credentials;
 pub mod diagnostic;
 pub mod error;
+pub mod fetch;
 pub mod index;
 pub mod local;
 pub mod normalize;
+pub mod politeness;
+pub mod robots;
 pub mod seeds;
 pub mod sharing;
 pub mod skill;

@@ -9,7 +9,7 @@
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::archive::{self, ArchiveFormat, ArchiveLimits};
+use crate::archive::{self, ArchiveFile, ArchiveFormat, ArchiveLimits};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::index::{EntryKind, IndexEntry, SKILL_MD};
 use crate::sharing::{self, SharingEntry};
@@ -72,6 +72,18 @@ pub fn agent_skill(
     fetched: Fetched<'_>,
     seen_at: OffsetDateTime,
 ) -> Skill {
+    agent_skill_and_files(source, entry, fetched, seen_at).0
+}
+
+/// Builds the record of an agent-skills entry as [`agent_skill`] does, and also returns the
+/// files unpacked from an archive artifact (none for a SKILL.md artifact, or when the archive
+/// was not used), so that the caller can keep them.
+pub fn agent_skill_and_files(
+    source: &Source,
+    entry: &IndexEntry,
+    fetched: Fetched<'_>,
+    seen_at: OffsetDateTime,
+) -> (Skill, Vec<ArchiveFile>) {
     let mut skill = Skill {
         id: SkillId::new(source.domain.clone(), entry.slug.clone()),
         domain: source.domain.clone(),
@@ -116,14 +128,14 @@ pub fn agent_skill(
         } => (bytes, content_type),
         Fetched::Failed(why) => {
             skill.diagnostics.push(why.clone());
-            return skill;
+            return (skill, Vec::new());
         }
     };
     if !verify(&mut skill, entry.digest, bytes) {
-        return skill;
+        return (skill, Vec::new());
     }
 
-    match entry.kind {
+    let files = match entry.kind {
         EntryKind::SkillMd => {
             if bytes.len() > MAX_SKILL_MD_BYTES {
                 skill.diagnostics.push(Diagnostic::new(
@@ -133,15 +145,16 @@ pub fn agent_skill(
                         bytes.len()
                     ),
                 ));
-                return skill;
+                return (skill, Vec::new());
             }
             let parsed = skill_md::parse(bytes, Some(entry.slug.as_str()));
             record_file(&mut skill, SKILL_MD, bytes);
             apply_skill_md(&mut skill, parsed);
+            Vec::new()
         }
         EntryKind::Archive => apply_archive(&mut skill, bytes, content_type),
-    }
-    skill
+    };
+    (skill, files)
 }
 
 /// Checks `bytes` against the published digest and records the outcome. Returns false when
@@ -172,7 +185,8 @@ fn verify(skill: &mut Skill, expected: Option<Digest>, bytes: &[u8]) -> bool {
     }
 }
 
-fn apply_archive(skill: &mut Skill, bytes: &[u8], content_type: Option<&str>) {
+/// Unpacks an archive artifact into the record; returns its files when the archive was used.
+fn apply_archive(skill: &mut Skill, bytes: &[u8], content_type: Option<&str>) -> Vec<ArchiveFile> {
     if bytes.len() > MAX_ARCHIVE_BYTES {
         skill.diagnostics.push(Diagnostic::new(
             Code::TooLarge,
@@ -181,7 +195,7 @@ fn apply_archive(skill: &mut Skill, bytes: &[u8], content_type: Option<&str>) {
                 bytes.len()
             ),
         ));
-        return;
+        return Vec::new();
     }
     let Some(format) = ArchiveFormat::detect(content_type, skill.source_url.path(), bytes) else {
         skill.diagnostics.push(Diagnostic::new(
@@ -192,13 +206,13 @@ fn apply_archive(skill: &mut Skill, bytes: &[u8], content_type: Option<&str>) {
                 content_type.unwrap_or("none")
             ),
         ));
-        return;
+        return Vec::new();
     };
     let unpacked = match archive::unpack(bytes, format, &ArchiveLimits::default()) {
         Ok(unpacked) => unpacked,
         Err(problem) => {
             skill.diagnostics.push(problem);
-            return;
+            return Vec::new();
         }
     };
     skill
@@ -215,7 +229,7 @@ fn apply_archive(skill: &mut Skill, bytes: &[u8], content_type: Option<&str>) {
             Code::MissingSkillMd,
             "archive has no SKILL.md at its root",
         ));
-        return;
+        return unpacked.files;
     };
     if skill_md_file.bytes.len() > MAX_SKILL_MD_BYTES {
         skill.diagnostics.push(Diagnostic::new(
@@ -225,10 +239,11 @@ fn apply_archive(skill: &mut Skill, bytes: &[u8], content_type: Option<&str>) {
                 skill_md_file.bytes.len()
             ),
         ));
-        return;
+        return unpacked.files;
     }
     let parsed = skill_md::parse(&skill_md_file.bytes, Some(skill.name.as_str()));
     apply_skill_md(skill, parsed);
+    unpacked.files
 }
 
 /// Copies what SKILL.md says into the record.

@@ -16,7 +16,7 @@ use time::OffsetDateTime;
 use url::Url;
 
 use crate::diagnostic::Diagnostic;
-use crate::skill::{Domain, Format, Skill};
+use crate::skill::{Digest, Domain, Format, Skill};
 
 /// The database file inside the data directory.
 pub const STORE_FILE: &str = "crawl.redb";
@@ -116,8 +116,11 @@ pub struct DomainStatus {
     pub skills: usize,
     /// HTTP requests made, robots.txt included.
     pub requests: usize,
-    /// Errors of the crawl.
+    /// Errors of the crawl (at most a few hundred are listed).
     pub errors: Vec<CrawlErrorEntry>,
+    /// Errors past the listed ones, counted only.
+    #[serde(default)]
+    pub errors_omitted: usize,
     /// Index-level diagnostics.
     pub diagnostics: Vec<Diagnostic>,
     /// When the crawl of this domain finished.
@@ -129,17 +132,24 @@ pub struct DomainStatus {
     pub last_success: Option<OffsetDateTime>,
 }
 
-/// A cached HTTP response: what is needed to decide freshness and to revalidate, and the body
-/// for the small resources whose body is needed again (indexes, robots.txt).
+/// A cached HTTP response: what is needed to decide freshness and to revalidate, and where
+/// the body is kept (in the blob store, by digest), for re-use on a 304 or while fresh.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheEntry {
     /// The serialised `http_cache_semantics::CachePolicy`.
     pub policy: serde_json::Value,
-    /// The body, for resources re-read on a 304 or while fresh.
-    pub body: Option<Vec<u8>>,
+    /// The response status: 200 for a stored body, 404 or 410 for a cached "not found".
+    #[serde(default = "ok_status")]
+    pub status: u16,
+    /// The digest of the body in the blob store (`None` for a cached "not found").
+    pub body: Option<Digest>,
     /// When the response was stored.
     #[serde(with = "time::serde::rfc3339")]
     pub stored_at: OffsetDateTime,
+}
+
+fn ok_status() -> u16 {
+    200
 }
 
 /// What applying a domain's crawl changed.
@@ -240,21 +250,9 @@ impl Store {
 
     /// Returns every record of `domain`, tombstones included, in id order.
     pub fn records_of(&self, domain: &Domain) -> Result<Vec<StoredRecord>, StoreError> {
-        let prefix = format!("{domain}/");
-        // Ids sort by domain first; '0' is the character after '/', so this range holds
-        // exactly the ids that start with `{domain}/`.
-        let end = format!("{domain}0");
         let txn = self.db.begin_read().map_err(|e| self.error(e))?;
         let table = txn.open_table(RECORDS).map_err(|e| self.error(e))?;
-        let mut records = Vec::new();
-        for entry in table
-            .range(prefix.as_str()..end.as_str())
-            .map_err(|e| self.error(e))?
-        {
-            let (key, value) = entry.map_err(|e| self.error(e))?;
-            records.push(self.decode(key.value(), value.value())?);
-        }
-        Ok(records)
+        self.read_records_of(&table, domain)
     }
 
     /// Returns the changes after sequence number `after`, oldest first, at most `limit`.
@@ -293,88 +291,102 @@ impl Store {
 
     /// Stores the result of crawling one domain, in one transaction.
     ///
-    /// `fresh` holds the records built in this crawl; `read_indexes` the index URLs that were
-    /// read successfully (fetched, or confirmed unchanged). A stored live record of the domain
-    /// that came from one of those indexes and is not in `fresh` becomes a tombstone; records
-    /// of indexes that could not be read this time are left alone.
+    /// `fresh` holds the records built in this crawl; `status.indexes` the index URLs that
+    /// were read successfully (fetched, or confirmed unchanged). A stored live record of the
+    /// domain that came from one of those indexes and is not in `fresh` becomes a tombstone;
+    /// records of indexes that could not be read this time are left alone.
     pub fn apply_domain(
         &self,
         status: &DomainStatus,
         fresh: Vec<Skill>,
         now: OffsetDateTime,
     ) -> Result<ApplyStats, StoreError> {
-        let existing = self.records_of(&status.domain)?;
-        let read_indexes: BTreeSet<&str> = status.indexes.iter().map(Url::as_str).collect();
-        let fresh_ids: BTreeSet<String> = fresh.iter().map(|skill| skill.id.to_string()).collect();
-        let mut stats = ApplyStats::default();
-        let mut writes: Vec<StoredRecord> = Vec::new();
+        let update = DomainUpdate {
+            status: status.clone(),
+            fresh,
+            cache: Vec::new(),
+        };
+        let mut stats = self.apply(vec![update], now)?;
+        Ok(stats.pop().unwrap_or_default())
+    }
 
-        for mut skill in fresh {
-            let previous = existing.iter().find(|record| record.skill.id == skill.id);
-            match previous {
-                Some(old) if !old.is_tombstone() && same_content(&old.skill, &skill) => {
-                    stats.unchanged += 1;
-                    continue;
-                }
-                Some(old) if !old.is_tombstone() => {
-                    skill.first_seen = old.skill.first_seen;
-                    skill.last_changed = now;
-                    stats.updated += 1;
-                }
-                Some(old) => {
-                    skill.first_seen = old.skill.first_seen;
-                    skill.last_changed = now;
-                    stats.added += 1;
-                }
-                None => stats.added += 1,
-            }
-            writes.push(StoredRecord {
-                skill,
-                removed_at: None,
-                seq: 0,
-            });
-        }
-        for old in existing {
-            let id = old.skill.id.to_string();
-            let from_read_index = read_indexes.contains(old.skill.index_url.as_str());
-            if old.is_tombstone() || fresh_ids.contains(&id) || !from_read_index {
-                continue;
-            }
-            stats.removed += 1;
-            writes.push(StoredRecord {
-                removed_at: Some(now),
-                ..old
-            });
-        }
-
-        let encoded_status = self.encode("domain status", status)?;
+    /// Stores the results of crawling several domains, with their HTTP cache updates, in one
+    /// transaction (one disk sync for many small domains). Each domain is applied as
+    /// [`Store::apply_domain`] describes; the statistics come back in the same order.
+    pub fn apply(
+        &self,
+        updates: Vec<DomainUpdate>,
+        now: OffsetDateTime,
+    ) -> Result<Vec<ApplyStats>, StoreError> {
         let txn = self.db.begin_write().map_err(|e| self.error(e))?;
+        let mut all_stats = Vec::with_capacity(updates.len());
         {
             let mut changes = txn.open_table(CHANGES).map_err(|e| self.error(e))?;
             let mut records = txn.open_table(RECORDS).map_err(|e| self.error(e))?;
+            let mut domains = txn.open_table(DOMAINS).map_err(|e| self.error(e))?;
+            let mut cache = txn.open_table(HTTP_CACHE).map_err(|e| self.error(e))?;
             let last = changes.last().map_err(|e| self.error(e))?;
             let mut seq = last.map_or(0, |(seq, _)| seq.value());
-            for mut record in writes {
-                seq += 1;
-                record.seq = seq;
-                let id = record.skill.id.to_string();
-                let bytes = self.encode(&id, &record)?;
-                records
-                    .insert(id.as_str(), bytes.as_slice())
+
+            for update in updates {
+                let existing = self.read_records_of(&records, &update.status.domain)?;
+                let (writes, stats) = plan_domain(&update.status, update.fresh, existing, now);
+                for mut record in writes {
+                    seq += 1;
+                    record.seq = seq;
+                    let id = record.skill.id.to_string();
+                    let bytes = self.encode(&id, &record)?;
+                    records
+                        .insert(id.as_str(), bytes.as_slice())
+                        .map_err(|e| self.error(e))?;
+                    changes
+                        .insert(seq, id.as_str())
+                        .map_err(|e| self.error(e))?;
+                }
+                let encoded_status = self.encode("domain status", &update.status)?;
+                domains
+                    .insert(update.status.domain.as_str(), encoded_status.as_slice())
                     .map_err(|e| self.error(e))?;
-                changes
-                    .insert(seq, id.as_str())
-                    .map_err(|e| self.error(e))?;
+                for (url, entry) in &update.cache {
+                    match entry {
+                        Some(entry) => {
+                            let bytes = self.encode(url.as_str(), entry)?;
+                            cache
+                                .insert(url.as_str(), bytes.as_slice())
+                                .map_err(|e| self.error(e))?;
+                        }
+                        None => {
+                            cache.remove(url.as_str()).map_err(|e| self.error(e))?;
+                        }
+                    }
+                }
+                all_stats.push(stats);
             }
-            let mut domains = txn.open_table(DOMAINS).map_err(|e| self.error(e))?;
-            domains
-                .insert(status.domain.as_str(), encoded_status.as_slice())
-                .map_err(|e| self.error(e))?;
         }
-        // Dropping the transaction on an error above aborts it: a domain's crawl is stored
-        // whole or not at all.
+        // Dropping the transaction on an error above aborts it: a batch is stored whole or
+        // not at all.
         txn.commit().map_err(|e| self.error(e))?;
-        Ok(stats)
+        Ok(all_stats)
+    }
+
+    fn read_records_of(
+        &self,
+        table: &impl ReadableTable<&'static str, &'static [u8]>,
+        domain: &Domain,
+    ) -> Result<Vec<StoredRecord>, StoreError> {
+        let prefix = format!("{domain}/");
+        // Ids sort by domain first; '0' is the character after '/', so this range holds
+        // exactly the ids that start with `{domain}/`.
+        let end = format!("{domain}0");
+        let mut out = Vec::new();
+        for entry in table
+            .range(prefix.as_str()..end.as_str())
+            .map_err(|e| self.error(e))?
+        {
+            let (key, value) = entry.map_err(|e| self.error(e))?;
+            out.push(self.decode(key.value(), value.value())?);
+        }
+        Ok(out)
     }
 
     /// Returns the status of `domain`, if it was ever crawled.
@@ -428,6 +440,70 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// One domain's crawl, as the store takes it.
+#[derive(Debug, Clone)]
+pub struct DomainUpdate {
+    /// The domain's status after the crawl.
+    pub status: DomainStatus,
+    /// The records built in this crawl.
+    pub fresh: Vec<Skill>,
+    /// HTTP cache entries to store (`Some`) or forget (`None`).
+    pub cache: Vec<(Url, Option<CacheEntry>)>,
+}
+
+/// Decides which records of a domain to write: new and changed ones (keeping `first_seen`),
+/// and tombstones for the ones that vanished from an index read in this crawl.
+fn plan_domain(
+    status: &DomainStatus,
+    fresh: Vec<Skill>,
+    existing: Vec<StoredRecord>,
+    now: OffsetDateTime,
+) -> (Vec<StoredRecord>, ApplyStats) {
+    let read_indexes: BTreeSet<&str> = status.indexes.iter().map(Url::as_str).collect();
+    let fresh_ids: BTreeSet<String> = fresh.iter().map(|skill| skill.id.to_string()).collect();
+    let mut stats = ApplyStats::default();
+    let mut writes: Vec<StoredRecord> = Vec::new();
+
+    for mut skill in fresh {
+        let previous = existing.iter().find(|record| record.skill.id == skill.id);
+        match previous {
+            Some(old) if !old.is_tombstone() && same_content(&old.skill, &skill) => {
+                stats.unchanged += 1;
+                continue;
+            }
+            Some(old) if !old.is_tombstone() => {
+                skill.first_seen = old.skill.first_seen;
+                skill.last_changed = now;
+                stats.updated += 1;
+            }
+            Some(old) => {
+                skill.first_seen = old.skill.first_seen;
+                skill.last_changed = now;
+                stats.added += 1;
+            }
+            None => stats.added += 1,
+        }
+        writes.push(StoredRecord {
+            skill,
+            removed_at: None,
+            seq: 0,
+        });
+    }
+    for old in existing {
+        let id = old.skill.id.to_string();
+        let from_read_index = read_indexes.contains(old.skill.index_url.as_str());
+        if old.is_tombstone() || fresh_ids.contains(&id) || !from_read_index {
+            continue;
+        }
+        stats.removed += 1;
+        writes.push(StoredRecord {
+            removed_at: Some(now),
+            ..old
+        });
+    }
+    (writes, stats)
 }
 
 /// True when two records of the same skill say the same thing; the crawl times differ on
@@ -491,6 +567,7 @@ mod tests {
             skills: 0,
             requests: 3,
             errors: Vec::new(),
+            errors_omitted: 0,
             diagnostics: Vec::new(),
             crawled_at: now,
             last_success: Some(now),
@@ -595,7 +672,8 @@ mod tests {
                 .unwrap();
             let entry = CacheEntry {
                 policy: serde_json::json!({"any": "policy"}),
-                body: Some(b"{}".to_vec()),
+                status: 200,
+                body: Some(Digest::of(b"{}")),
                 stored_at: T1,
             };
             store.set_cached(&index_url(), Some(&entry)).unwrap();
@@ -604,8 +682,8 @@ mod tests {
         assert!(store.record("example.test/alpha").unwrap().is_some());
         assert_eq!(store.domains().unwrap().len(), 1);
         assert_eq!(
-            store.cached(&index_url()).unwrap().unwrap().body.as_deref(),
-            Some(&b"{}"[..])
+            store.cached(&index_url()).unwrap().unwrap().body,
+            Some(Digest::of(b"{}"))
         );
         store.set_cached(&index_url(), None).unwrap();
         assert!(store.cached(&index_url()).unwrap().is_none());

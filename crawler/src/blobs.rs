@@ -1,0 +1,105 @@
+//! Content-addressed file storage in the data directory: `blobs/ab/abcdef…` holds the bytes
+//! whose SHA-256 is `abcdef…`.
+//!
+//! The crawler keeps here every artifact and skill file it fetched (SKILL.md, archives, the
+//! files of unpacked archives, prefetched `files[]`, cached index bodies), so that
+//! - a v0.2 entry whose published digest is already here is not downloaded again (the
+//!   specification's "use digests for caching");
+//! - a `304 Not Modified` or a fresh cache entry can be answered from disk;
+//! - the directory server and exports can hand out a skill's files without fetching anything.
+//!
+//! Writes go to a temporary file that is renamed into place, so a reader never sees half a
+//! blob, and reads check the digest, so a damaged blob is never served. The same bytes are
+//! stored once.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::skill::Digest;
+
+/// The folder inside the data directory.
+pub const BLOBS_DIR: &str = "blobs";
+
+/// A content-addressed store of byte strings.
+#[derive(Debug, Clone)]
+pub struct Blobs {
+    root: PathBuf,
+}
+
+impl Blobs {
+    /// Opens (creating it if needed) the store inside `data_dir`.
+    pub fn open(data_dir: &Path) -> std::io::Result<Blobs> {
+        let root = data_dir.join(BLOBS_DIR);
+        fs::create_dir_all(&root)?;
+        Ok(Blobs { root })
+    }
+
+    fn path(&self, digest: &Digest) -> PathBuf {
+        let hex = digest.hex();
+        self.root.join(&hex[..2]).join(hex)
+    }
+
+    /// Returns true when the bytes with `digest` are stored.
+    pub fn contains(&self, digest: &Digest) -> bool {
+        self.path(digest).is_file()
+    }
+
+    /// Returns the bytes with `digest`, if stored and intact. A file whose content no longer
+    /// matches its name (disk corruption, a hand edit) is treated as absent.
+    pub fn get(&self, digest: &Digest) -> std::io::Result<Option<Vec<u8>>> {
+        match fs::read(self.path(digest)) {
+            Ok(bytes) if Digest::of(&bytes) == *digest => Ok(Some(bytes)),
+            Ok(_) => Ok(None),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Stores `bytes` and returns their digest. Storing bytes already present is cheap.
+    pub fn put(&self, bytes: &[u8]) -> std::io::Result<Digest> {
+        let digest = Digest::of(bytes);
+        let path = self.path(&digest);
+        if path.is_file() {
+            return Ok(digest);
+        }
+        let folder = path.parent().unwrap_or(&self.root);
+        fs::create_dir_all(folder)?;
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let temporary = folder.join(format!(
+            ".tmp-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        // No fsync: a blob torn by a power loss fails the digest check in `get` and counts as
+        // absent, so it is fetched again; every blob is a cache of something published.
+        let written = fs::File::create(&temporary).and_then(|mut file| file.write_all(bytes));
+        if let Err(error) = written.and_then(|()| fs::rename(&temporary, &path)) {
+            let _ = fs::remove_file(&temporary);
+            return Err(error);
+        }
+        Ok(digest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_by_digest_and_detects_corruption() {
+        let dir = std::env::temp_dir().join(format!("skillscout-blobs-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let blobs = Blobs::open(&dir).unwrap();
+        let digest = blobs.put(b"hello").unwrap();
+        assert_eq!(digest, Digest::of(b"hello"));
+        assert!(blobs.contains(&digest));
+        assert_eq!(blobs.get(&digest).unwrap().as_deref(), Some(&b"hello"[..]));
+        assert_eq!(blobs.put(b"hello").unwrap(), digest);
+        assert_eq!(blobs.get(&Digest::of(b"other")).unwrap(), None);
+        fs::write(blobs.path(&digest), b"tampered").unwrap();
+        assert_eq!(blobs.get(&digest).unwrap(), None);
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

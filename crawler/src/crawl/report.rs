@@ -1,0 +1,117 @@
+//! The crawl report (`skillscout crawl --report FILE`, DESIGN.md §5): per domain, how its
+//! crawl ended and what went wrong; in total, what changed in the store.
+
+use serde::{Deserialize, Serialize};
+
+use crate::skill::{Domain, Format};
+use crate::store::{ApplyStats, CrawlErrorEntry, DomainStatus, Outcome};
+
+/// One domain's line of the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DomainReport {
+    /// The domain.
+    pub domain: Domain,
+    /// The origin crawled (with its path, for sites that publish under one).
+    pub origin: String,
+    /// How the crawl ended.
+    pub outcome: Outcome,
+    /// The formats found.
+    pub formats: Vec<Format>,
+    /// Live skills after the crawl.
+    pub skills: usize,
+    /// HTTP requests made for the domain, robots.txt included.
+    pub requests: usize,
+    /// What went wrong, each with a stable code and the URL it concerns.
+    pub errors: Vec<CrawlErrorEntry>,
+    /// Errors past the per-domain cap, counted but not listed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub errors_omitted: usize,
+    /// Records added, updated, removed (tombstoned) and seen unchanged.
+    #[serde(flatten)]
+    pub changes: ApplyStats,
+}
+
+impl DomainReport {
+    /// Returns the report line of a domain's status and what storing it changed.
+    pub fn new(status: &DomainStatus, changes: ApplyStats) -> DomainReport {
+        DomainReport {
+            domain: status.domain.clone(),
+            origin: status.origin.clone(),
+            outcome: status.outcome,
+            formats: status.formats.clone(),
+            skills: status.skills,
+            requests: status.requests,
+            errors: status.errors.clone(),
+            errors_omitted: status.errors_omitted,
+            changes,
+        }
+    }
+}
+
+fn is_zero(value: &usize) -> bool {
+    *value == 0
+}
+
+/// The sums over all domains.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Domains crawled to the end.
+    pub domains: usize,
+    /// Live skills found.
+    pub skills: usize,
+    /// Records added.
+    pub added: usize,
+    /// Records updated.
+    pub updated: usize,
+    /// Records removed (tombstoned).
+    pub removed: usize,
+    /// Records seen unchanged.
+    pub unchanged: usize,
+    /// HTTP requests made.
+    pub requests: usize,
+    /// Error entries, listed or omitted.
+    pub errors: usize,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CrawlReport {
+    /// One line per domain crawled to the end, in seed order.
+    pub domains: Vec<DomainReport>,
+    /// The sums.
+    pub totals: Totals,
+    /// True when the crawl was stopped (Ctrl-C) before every domain was done; the domains
+    /// listed were crawled to the end and stored.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+}
+
+impl CrawlReport {
+    /// Builds the report from domain lines, computing the totals.
+    pub fn new(domains: Vec<DomainReport>, interrupted: bool) -> CrawlReport {
+        let mut totals = Totals::default();
+        for domain in &domains {
+            totals.domains += 1;
+            totals.skills += domain.skills;
+            totals.added += domain.changes.added;
+            totals.updated += domain.changes.updated;
+            totals.removed += domain.changes.removed;
+            totals.unchanged += domain.changes.unchanged;
+            totals.requests += domain.requests;
+            totals.errors += domain.errors.len() + domain.errors_omitted;
+        }
+        CrawlReport {
+            domains,
+            totals,
+            interrupted,
+        }
+    }
+
+    /// Returns how many domains ended with `outcome`.
+    pub fn count(&self, outcome: Outcome) -> usize {
+        self.domains
+            .iter()
+            .filter(|domain| domain.outcome == outcome)
+            .count()
+    }
+}

@@ -1,0 +1,960 @@
+//! The fetch layer: the only code in skillscout that touches the network.
+//!
+//! One [`Fetcher`] serves a whole crawl; each domain's crawl opens a [`Session`], which owns an
+//! HTTP client of its own, so the at most one idle connection it keeps per host is closed
+//! when the domain is done (DESIGN.md §3: a shared pool keeping an idle socket per recently
+//! crawled host runs out of file descriptors at thousands of hosts per second).
+//!
+//! Every request goes through the same steps, in [`Session::get`]:
+//! 1. the SSRF guard for IP-literal hosts ([`guard`]; host names are checked by the resolver);
+//! 2. robots.txt of the URL's origin, fetched once per origin and crawl ([`crate::robots`]);
+//! 3. the HTTP cache: a fresh stored response is used without a request, a stale one is
+//!    revalidated with `If-None-Match` / `If-Modified-Since` (RFC 9111, through
+//!    `http-cache-semantics`; bodies live in the blob store);
+//! 4. the host's turn ([`crate::politeness`]): one request in flight per host, spaced;
+//! 5. the request, with a connect and a whole-request timeout, the body streamed against a
+//!    byte cap that counts decompressed bytes (a gzip bomb is `too_large`, not an OOM);
+//! 6. `429`/`503` honour `Retry-After` (both forms, capped), other transient failures are
+//!    retried with backoff, a timeout is not retried;
+//! 7. redirects are followed by hand, each hop going through steps 1-6 again; credentials are
+//!    attached per hop, so they never follow a redirect to another host.
+
+pub mod guard;
+pub mod tls;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use http::header::{
+    CONTENT_LENGTH, CONTENT_TYPE, IF_MODIFIED_SINCE, IF_NONE_MATCH, LOCATION, RETRY_AFTER,
+    USER_AGENT,
+};
+use http::{HeaderMap, HeaderValue, StatusCode};
+use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePolicy};
+use tokio::sync::OnceCell;
+use url::Url;
+
+use crate::blobs::Blobs;
+use crate::credentials::Credentials;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::politeness::{self, HostScheduler};
+use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy};
+use crate::store::{CacheEntry, Store};
+use guard::{GuardedResolver, Overrides, RefusedAddress, ResolveOverride};
+
+/// How long a robots.txt is trusted before it is fetched again (RFC 9309 §2.4).
+pub const ROBOTS_CACHE_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+/// How many origins' robots.txt are kept in memory before idle ones are dropped (they stay in
+/// the HTTP cache on disk).
+const ROBOTS_MEMORY: usize = 4096;
+
+/// What the fetch layer needs to know; the crawl's configuration provides it.
+#[derive(Debug, Clone)]
+pub struct FetchSettings {
+    /// The `User-Agent` header.
+    pub user_agent: String,
+    /// The pause between two requests to one host (raised by `Crawl-delay`).
+    pub host_delay: Duration,
+    /// The time allowed to open a connection.
+    pub connect_timeout: Duration,
+    /// The time allowed for a whole request, body included.
+    pub request_timeout: Duration,
+    /// The most redirects followed for one request.
+    pub max_redirects: usize,
+    /// The most retries of one request after a transient failure or `Retry-After`.
+    pub max_retries: u32,
+    /// The first backoff before a retry; it doubles with each attempt.
+    pub retry_base_delay: Duration,
+    /// The longest `Retry-After` waited for; a longer one leaves the host for the next crawl.
+    pub max_retry_after: Duration,
+    /// `--resolve` rules (trusted addresses).
+    pub resolve: Vec<ResolveOverride>,
+    /// Lifts the SSRF guard.
+    pub allow_private: bool,
+    /// Extra trusted root certificates (`--ca-cert`), DER.
+    pub ca_certs: Vec<rustls::pki_types::CertificateDer<'static>>,
+    /// Per-host headers.
+    pub credentials: Credentials,
+}
+
+/// Where cached responses are kept: policies in the store, bodies in the blob store.
+#[derive(Debug, Clone)]
+pub struct HttpCache {
+    /// The crawl store (the HTTP cache table).
+    pub store: Arc<Store>,
+    /// The blob store (bodies).
+    pub blobs: Blobs,
+}
+
+/// A request that did not yield a usable response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchFailure {
+    /// Stable code.
+    pub code: Code,
+    /// What happened, naming the URL's problem.
+    pub message: String,
+    /// The URL that failed (the redirect hop, when a redirect was involved).
+    pub url: Url,
+}
+
+impl FetchFailure {
+    fn new(code: Code, url: &Url, message: impl Into<String>) -> FetchFailure {
+        FetchFailure {
+            code,
+            message: message.into(),
+            url: url.clone(),
+        }
+    }
+
+    /// Returns the failure as a diagnostic, for the record or index it concerns.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic::new(self.code, format!("{}: {}", self.url, self.message))
+    }
+}
+
+/// A usable response: status 2xx (or a cached one), body read whole.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The URL the body came from, after redirects.
+    pub url: Url,
+    /// The body.
+    pub body: Vec<u8>,
+    /// The `Content-Type`, if any.
+    pub content_type: Option<String>,
+    /// True when no request was made (a fresh cache entry).
+    pub from_cache: bool,
+}
+
+/// How many bytes of a body to accept.
+#[derive(Debug, Clone, Copy)]
+pub enum BodyLimit {
+    /// More than this many bytes is a `too_large` failure.
+    Fail(usize),
+    /// Bytes past this many are dropped (robots.txt: only the first 500 KiB are parsed).
+    Truncate(usize),
+}
+
+impl BodyLimit {
+    fn bytes(self) -> usize {
+        match self {
+            BodyLimit::Fail(bytes) | BodyLimit::Truncate(bytes) => bytes,
+        }
+    }
+}
+
+/// What robots.txt said for an origin, and why, when it could not be read.
+#[derive(Debug, Clone)]
+pub struct RobotsOutcome {
+    /// The policy to apply.
+    pub policy: RobotsPolicy,
+    /// The failure that made the policy disallow everything (or the origin unreachable).
+    pub failure: Option<FetchFailure>,
+}
+
+/// Shared state of one crawl's fetching.
+#[derive(Debug)]
+pub struct Fetcher {
+    settings: FetchSettings,
+    tls: rustls::ClientConfig,
+    resolver: GuardedResolver,
+    scheduler: HostScheduler,
+    robots: Mutex<HashMap<String, Arc<OnceCell<RobotsOutcome>>>>,
+    cache: Option<HttpCache>,
+}
+
+impl Fetcher {
+    /// Returns a fetcher; `cache` is `None` for a crawl that keeps nothing (`validate URL`).
+    pub fn new(settings: FetchSettings, cache: Option<HttpCache>) -> Result<Fetcher, String> {
+        let tls = tls::client_config(&settings.ca_certs)?;
+        let resolver = GuardedResolver::new(
+            Arc::new(Overrides::new(&settings.resolve)),
+            settings.allow_private,
+        );
+        Ok(Fetcher {
+            settings,
+            tls,
+            resolver,
+            scheduler: HostScheduler::new(),
+            robots: Mutex::new(HashMap::new()),
+            cache,
+        })
+    }
+
+    /// Returns the settings.
+    pub fn settings(&self) -> &FetchSettings {
+        &self.settings
+    }
+
+    /// Returns the blob store, when responses are kept.
+    pub fn blobs(&self) -> Option<&Blobs> {
+        self.cache.as_ref().map(|cache| &cache.blobs)
+    }
+
+    /// Opens a session: an HTTP client whose connections close when the session is dropped.
+    pub fn session(&self) -> Result<Session<'_>, String> {
+        let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(self.tls.clone())
+            .dns_resolver(Arc::new(self.resolver.clone()))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .connect_timeout(self.settings.connect_timeout)
+            .timeout(self.settings.request_timeout)
+            .pool_max_idle_per_host(1)
+            .gzip(true)
+            .referer(false)
+            .build()
+            .map_err(|error| format!("cannot build the HTTP client: {error}"))?;
+        Ok(Session {
+            fetcher: self,
+            client,
+            requests: 0,
+            cache_updates: Vec::new(),
+        })
+    }
+
+    fn robots_cell(&self, origin: &str) -> Arc<OnceCell<RobotsOutcome>> {
+        let mut robots = self.robots.lock().unwrap_or_else(|e| e.into_inner());
+        if robots.len() > ROBOTS_MEMORY {
+            robots.retain(|_, cell| Arc::strong_count(cell) > 1 || !cell.initialized());
+        }
+        Arc::clone(robots.entry(origin.to_owned()).or_default())
+    }
+
+    /// Forgets an origin's robots.txt once its domain is done; it stays in the HTTP cache.
+    pub fn forget_robots(&self, origin: &Url) {
+        let key = origin.origin().ascii_serialization();
+        let mut robots = self.robots.lock().unwrap_or_else(|e| e.into_inner());
+        robots.remove(&key);
+    }
+
+    /// Returns the pause to leave after a request to `url`'s host: the host delay, or the
+    /// origin's `Crawl-delay` when larger and known.
+    fn pause_for(&self, url: &Url) -> Duration {
+        let key = url.origin().ascii_serialization();
+        let crawl_delay = {
+            let robots = self.robots.lock().unwrap_or_else(|e| e.into_inner());
+            robots
+                .get(&key)
+                .and_then(|cell| cell.get())
+                .and_then(|outcome| outcome.policy.crawl_delay())
+        };
+        self.settings
+            .host_delay
+            .max(crawl_delay.unwrap_or_default())
+    }
+}
+
+/// One domain's fetching: its client, its request count and its cache updates.
+#[derive(Debug)]
+pub struct Session<'f> {
+    fetcher: &'f Fetcher,
+    client: reqwest::Client,
+    requests: usize,
+    cache_updates: Vec<(Url, Option<CacheEntry>)>,
+}
+
+/// What one request on the wire gave.
+struct Exchange {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Session<'_> {
+    /// Returns how many HTTP requests this session made.
+    pub fn requests(&self) -> usize {
+        self.requests
+    }
+
+    /// Takes the HTTP cache updates made so far, to store with the domain's results.
+    pub fn take_cache_updates(&mut self) -> Vec<(Url, Option<CacheEntry>)> {
+        std::mem::take(&mut self.cache_updates)
+    }
+
+    /// Returns what robots.txt says for `url`'s origin, fetching it once per crawl.
+    pub async fn robots(&mut self, url: &Url) -> RobotsOutcome {
+        let origin = url.origin().ascii_serialization();
+        let cell = self.fetcher.robots_cell(&origin);
+        let outcome = cell.get_or_init(|| self.load_robots(url)).await;
+        outcome.clone()
+    }
+
+    async fn load_robots(&mut self, url: &Url) -> RobotsOutcome {
+        let mut robots_url = url.clone();
+        robots_url.set_path("/robots.txt");
+        robots_url.set_query(None);
+        robots_url.set_fragment(None);
+
+        if let Some(body) = self.cached_robots(&robots_url) {
+            return RobotsOutcome {
+                policy: RobotsPolicy::from_response(200, &body),
+                failure: None,
+            };
+        }
+        let result = self
+            .get_unchecked(&robots_url, BodyLimit::Truncate(MAX_ROBOTS_BYTES), false)
+            .await;
+        match result {
+            Ok((status, body)) => {
+                let policy = RobotsPolicy::from_response(status.as_u16(), &body);
+                let failure = match &policy {
+                    RobotsPolicy::DisallowAll(why) => Some(FetchFailure::new(
+                        Code::RobotsUnavailable,
+                        &robots_url,
+                        format!("{why}; nothing is fetched from this origin in this crawl"),
+                    )),
+                    RobotsPolicy::Rules(_) | RobotsPolicy::AllowAll => {
+                        self.remember_robots(&robots_url, &body, status);
+                        None
+                    }
+                };
+                RobotsOutcome { policy, failure }
+            }
+            // More redirects than RFC 9309 asks a crawler to follow: "unavailable", allow all.
+            Err(failure) if failure.code == Code::TooManyRedirects => RobotsOutcome {
+                policy: RobotsPolicy::AllowAll,
+                failure: None,
+            },
+            Err(failure) => {
+                let code = match failure.code {
+                    Code::Unreachable | Code::RefusedDestination => failure.code,
+                    _ => Code::RobotsUnavailable,
+                };
+                RobotsOutcome {
+                    policy: RobotsPolicy::DisallowAll(failure.message.clone()),
+                    failure: Some(FetchFailure {
+                        code,
+                        message: format!(
+                            "robots.txt could not be read ({}: {}); nothing is fetched from this origin in this crawl",
+                            failure.code, failure.message
+                        ),
+                        url: failure.url,
+                    }),
+                }
+            }
+        }
+    }
+
+    /// A robots.txt stored less than a day ago, as its body.
+    fn cached_robots(&self, robots_url: &Url) -> Option<Vec<u8>> {
+        let cache = self.fetcher.cache.as_ref()?;
+        let entry = cache.store.cached(robots_url).ok()??;
+        let age = time::OffsetDateTime::now_utc() - entry.stored_at;
+        if age.is_negative() || age.unsigned_abs() > ROBOTS_CACHE_TTL {
+            return None;
+        }
+        cache.blobs.get(&entry.body?).ok()?
+    }
+
+    /// Keeps a robots.txt for a day (a 4xx is kept as an empty file: allow all).
+    fn remember_robots(&mut self, robots_url: &Url, body: &[u8], status: StatusCode) {
+        let Some(cache) = &self.fetcher.cache else {
+            return;
+        };
+        let body: &[u8] = if status.is_success() { body } else { b"" };
+        let Ok(digest) = cache.blobs.put(body) else {
+            return;
+        };
+        self.cache_updates.push((
+            robots_url.clone(),
+            Some(CacheEntry {
+                policy: serde_json::Value::Null,
+                status: 200,
+                body: Some(digest),
+                stored_at: time::OffsetDateTime::now_utc(),
+            }),
+        ));
+    }
+
+    /// Fetches `url` politely (robots.txt, cache, host turn, retries, redirects) and returns
+    /// its body, or why there is none.
+    pub async fn get(&mut self, url: &Url, limit: BodyLimit) -> Result<Response, FetchFailure> {
+        let cached = self.cache_lookup(url);
+        match &cached {
+            Some(CacheHit::Fresh { body, content_type }) => {
+                return Ok(Response {
+                    url: url.clone(),
+                    body: body.clone(),
+                    content_type: content_type.clone(),
+                    from_cache: true,
+                });
+            }
+            Some(CacheHit::FreshNotFound(status)) => {
+                return Err(status_failure(url, *status));
+            }
+            Some(CacheHit::Stale(_)) | None => {}
+        }
+        let stale = match cached {
+            Some(CacheHit::Stale(stale)) => Some(stale),
+            _ => None,
+        };
+
+        let mut current = url.clone();
+        let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
+        let mut conditional = stale.as_ref().map(|stale| stale.conditional.clone());
+        let mut redirects = 0;
+        loop {
+            self.check_destination(&current).await?;
+            let exchange = self
+                .exchange(&current, conditional.as_ref(), limit, true)
+                .await?;
+            let status = exchange.status;
+
+            if status == StatusCode::NOT_MODIFIED {
+                if let Some(stale) = &stale
+                    && redirects == 0
+                {
+                    match self.revalidated(url, stale, &exchange) {
+                        Some(response) => return Ok(response),
+                        None => {
+                            // The 304 does not match what is cached: ask again, unconditionally.
+                            conditional = None;
+                            continue;
+                        }
+                    }
+                }
+                return Err(FetchFailure::new(
+                    Code::HttpStatus,
+                    &current,
+                    "answered 304 Not Modified to a request that was not conditional",
+                ));
+            }
+            if status.is_redirection() {
+                let next = redirect_target(&current, &exchange.headers)?;
+                redirects += 1;
+                if !visited.insert(next.clone()) {
+                    return Err(FetchFailure::new(
+                        Code::RedirectLoop,
+                        &current,
+                        format!("redirects back to {next}, already visited"),
+                    ));
+                }
+                if redirects > self.fetcher.settings.max_redirects {
+                    return Err(FetchFailure::new(
+                        Code::TooManyRedirects,
+                        &current,
+                        format!(
+                            "more than {} redirects (the next is to {next})",
+                            self.fetcher.settings.max_redirects
+                        ),
+                    ));
+                }
+                // A conditional request is only for the URL that was cached.
+                conditional = None;
+                current = next;
+                continue;
+            }
+            if status.is_success() {
+                let content_type = header_text(&exchange.headers, CONTENT_TYPE);
+                if redirects == 0 {
+                    self.cache_store(url, &exchange);
+                }
+                return Ok(Response {
+                    url: current,
+                    body: exchange.body,
+                    content_type,
+                    from_cache: false,
+                });
+            }
+            if redirects == 0 {
+                self.cache_store(url, &exchange);
+            }
+            return Err(status_failure(&current, status));
+        }
+    }
+
+    /// Fetches `url` without robots.txt checks (for robots.txt itself) or caching, following
+    /// redirects; returns the final status (any) and body.
+    async fn get_unchecked(
+        &mut self,
+        url: &Url,
+        limit: BodyLimit,
+        check_robots: bool,
+    ) -> Result<(StatusCode, Vec<u8>), FetchFailure> {
+        let mut current = url.clone();
+        let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
+        for _ in 0..=self.fetcher.settings.max_redirects {
+            check_scheme_and_literal(&current, self.fetcher.settings.allow_private)?;
+            let exchange = self.exchange(&current, None, limit, check_robots).await?;
+            if exchange.status.is_redirection() && exchange.status != StatusCode::NOT_MODIFIED {
+                let next = redirect_target(&current, &exchange.headers)?;
+                if !visited.insert(next.clone()) {
+                    return Err(FetchFailure::new(
+                        Code::RedirectLoop,
+                        &current,
+                        format!("redirects back to {next}, already visited"),
+                    ));
+                }
+                current = next;
+                continue;
+            }
+            return Ok((exchange.status, exchange.body));
+        }
+        Err(FetchFailure::new(
+            Code::TooManyRedirects,
+            url,
+            format!(
+                "more than {} redirects",
+                self.fetcher.settings.max_redirects
+            ),
+        ))
+    }
+
+    /// The SSRF guard for literal addresses and robots.txt, for one hop.
+    async fn check_destination(&mut self, url: &Url) -> Result<(), FetchFailure> {
+        check_scheme_and_literal(url, self.fetcher.settings.allow_private)?;
+        let robots = self.robots(url).await;
+        if let Some(failure) = robots.failure {
+            return Err(FetchFailure {
+                url: url.clone(),
+                ..failure
+            });
+        }
+        let path = match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_owned(),
+        };
+        if !robots.policy.allows(&path) {
+            return Err(FetchFailure::new(
+                Code::RobotsDisallowed,
+                url,
+                "robots.txt does not allow skillscout to fetch this URL",
+            ));
+        }
+        Ok(())
+    }
+
+    /// One request on the wire, with the host's turn, retries and the body read whole.
+    async fn exchange(
+        &mut self,
+        url: &Url,
+        conditional: Option<&HeaderMap>,
+        limit: BodyLimit,
+        use_crawl_delay: bool,
+    ) -> Result<Exchange, FetchFailure> {
+        let settings = &self.fetcher.settings;
+        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+        let pause = if use_crawl_delay {
+            self.fetcher.pause_for(url)
+        } else {
+            settings.host_delay
+        };
+        let mut attempt = 0;
+        loop {
+            let mut permit = self.fetcher.scheduler.acquire(&host, pause).await;
+            self.requests += 1;
+            let mut request = self
+                .client
+                .get(url.as_str())
+                .header(USER_AGENT, settings.user_agent.as_str());
+            if let Some(headers) = settings.credentials.for_url(url) {
+                request = request.headers(headers.clone());
+            }
+            if let Some(conditional) = conditional {
+                request = request.headers(conditional.clone());
+            }
+            let outcome = request.send().await;
+            let response = match outcome {
+                Ok(response) => response,
+                Err(error) => {
+                    let failure = classify(url, &error);
+                    let transient = is_transient(&error);
+                    if transient && attempt < settings.max_retries {
+                        attempt += 1;
+                        permit
+                            .extend_pause(politeness::backoff(settings.retry_base_delay, attempt));
+                        tracing::debug!(%url, attempt, "retrying after a transient failure");
+                        continue;
+                    }
+                    return Err(failure);
+                }
+            };
+            let status = response.status();
+            if matches!(
+                status,
+                StatusCode::TOO_MANY_REQUESTS
+                    | StatusCode::SERVICE_UNAVAILABLE
+                    | StatusCode::BAD_GATEWAY
+                    | StatusCode::GATEWAY_TIMEOUT
+            ) {
+                let retry_after = header_text(response.headers(), RETRY_AFTER)
+                    .and_then(|value| politeness::parse_retry_after(&value, SystemTime::now()));
+                if let Some(wait) = retry_after
+                    && wait > settings.max_retry_after
+                {
+                    return Err(FetchFailure::new(
+                        Code::RateLimited,
+                        url,
+                        format!(
+                            "status {} asks to wait {} s, more than the {} s waited; left for the next crawl",
+                            status.as_u16(),
+                            wait.as_secs(),
+                            settings.max_retry_after.as_secs()
+                        ),
+                    ));
+                }
+                if attempt < settings.max_retries {
+                    attempt += 1;
+                    let wait = retry_after
+                        .unwrap_or_else(|| politeness::backoff(settings.retry_base_delay, attempt));
+                    permit.extend_pause(wait);
+                    tracing::debug!(%url, status = status.as_u16(), wait_ms = wait.as_millis() as u64, "waiting before a retry");
+                    continue;
+                }
+                let code = if matches!(
+                    status,
+                    StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+                ) {
+                    Code::RateLimited
+                } else {
+                    Code::HttpStatus
+                };
+                return Err(FetchFailure::new(
+                    code,
+                    url,
+                    format!(
+                        "answered status {} after {} retries",
+                        status.as_u16(),
+                        settings.max_retries
+                    ),
+                ));
+            }
+            let headers = response.headers().clone();
+            let body = if status.is_success() {
+                read_body(url, response, limit).await?
+            } else {
+                Vec::new()
+            };
+            drop(permit);
+            return Ok(Exchange {
+                status,
+                headers,
+                body,
+            });
+        }
+    }
+
+    fn cache_lookup(&self, url: &Url) -> Option<CacheHit> {
+        let cache = self.fetcher.cache.as_ref()?;
+        let entry = cache.store.cached(url).ok()??;
+        let policy: CachePolicy = serde_json::from_value(entry.policy.clone()).ok()?;
+        let request = self.cache_request(url)?;
+        let Some(body_digest) = entry.body else {
+            // A cached "not found": used while fresh, never revalidated.
+            let status = StatusCode::from_u16(entry.status).ok()?;
+            return match policy.before_request(&request, SystemTime::now()) {
+                BeforeRequest::Fresh(_) => Some(CacheHit::FreshNotFound(status)),
+                BeforeRequest::Stale { .. } => None,
+            };
+        };
+        match policy.before_request(&request, SystemTime::now()) {
+            BeforeRequest::Fresh(parts) => {
+                let body = cache.blobs.get(&body_digest).ok()??;
+                Some(CacheHit::Fresh {
+                    body,
+                    content_type: header_text(&parts.headers, CONTENT_TYPE),
+                })
+            }
+            BeforeRequest::Stale { request, matches } => {
+                if !matches || !cache.blobs.contains(&body_digest) {
+                    return None;
+                }
+                let mut conditional = HeaderMap::new();
+                for name in [IF_NONE_MATCH, IF_MODIFIED_SINCE] {
+                    if let Some(value) = request.headers.get(&name) {
+                        conditional.insert(name, value.clone());
+                    }
+                }
+                if conditional.is_empty() {
+                    return None;
+                }
+                Some(CacheHit::Stale(Box::new(Stale {
+                    policy,
+                    body_digest,
+                    conditional,
+                })))
+            }
+        }
+    }
+
+    /// The request as the cache policy sees it.
+    fn cache_request(&self, url: &Url) -> Option<http::request::Parts> {
+        let mut builder = http::Request::builder()
+            .uri(url.as_str())
+            .header(USER_AGENT, self.fetcher.settings.user_agent.as_str());
+        if let Some(headers) = self.fetcher.settings.credentials.for_url(url) {
+            for (name, value) in headers {
+                builder = builder.header(name, value);
+            }
+        }
+        Some(builder.body(()).ok()?.into_parts().0)
+    }
+
+    fn revalidated(&mut self, url: &Url, stale: &Stale, exchange: &Exchange) -> Option<Response> {
+        let cache = self.fetcher.cache.as_ref()?;
+        let request = self.cache_request(url)?;
+        let response = response_parts(exchange)?;
+        let AfterResponse::NotModified(policy, parts) =
+            stale
+                .policy
+                .after_response(&request, &response, SystemTime::now())
+        else {
+            return None;
+        };
+        let body = cache.blobs.get(&stale.body_digest).ok()??;
+        let entry = CacheEntry {
+            policy: serde_json::to_value(&policy).ok()?,
+            status: 200,
+            body: Some(stale.body_digest),
+            stored_at: time::OffsetDateTime::now_utc(),
+        };
+        self.cache_updates.push((url.clone(), Some(entry)));
+        Some(Response {
+            url: url.clone(),
+            body,
+            content_type: header_text(&parts.headers, CONTENT_TYPE),
+            from_cache: false,
+        })
+    }
+
+    /// Stores a 2xx response, or a 404/410 as a cached "not found", when its headers allow.
+    fn cache_store(&mut self, url: &Url, exchange: &Exchange) {
+        let Some(cache) = &self.fetcher.cache else {
+            return;
+        };
+        let cacheable_status = exchange.status.is_success()
+            || matches!(exchange.status, StatusCode::NOT_FOUND | StatusCode::GONE);
+        if !cacheable_status {
+            return;
+        }
+        let (Some(request), Some(response)) = (self.cache_request(url), response_parts(exchange))
+        else {
+            return;
+        };
+        let options = CacheOptions {
+            // skillscout is the only user of its cache, as a browser is of its own.
+            shared: false,
+            ..CacheOptions::default()
+        };
+        let policy = CachePolicy::new_options(&request, &response, SystemTime::now(), options);
+        if !policy.is_storable() {
+            self.cache_updates.push((url.clone(), None));
+            return;
+        }
+        let Ok(policy) = serde_json::to_value(&policy) else {
+            return;
+        };
+        let body = if exchange.status.is_success() {
+            match cache.blobs.put(&exchange.body) {
+                Ok(digest) => Some(digest),
+                Err(_) => return,
+            }
+        } else {
+            None
+        };
+        self.cache_updates.push((
+            url.clone(),
+            Some(CacheEntry {
+                policy,
+                status: exchange.status.as_u16(),
+                body,
+                stored_at: time::OffsetDateTime::now_utc(),
+            }),
+        ));
+    }
+}
+
+enum CacheHit {
+    Fresh {
+        body: Vec<u8>,
+        content_type: Option<String>,
+    },
+    FreshNotFound(StatusCode),
+    Stale(Box<Stale>),
+}
+
+struct Stale {
+    policy: CachePolicy,
+    body_digest: crate::skill::Digest,
+    conditional: HeaderMap,
+}
+
+fn response_parts(exchange: &Exchange) -> Option<http::response::Parts> {
+    let mut response = http::Response::builder()
+        .status(exchange.status)
+        .body(())
+        .ok()?;
+    *response.headers_mut() = exchange.headers.clone();
+    Some(response.into_parts().0)
+}
+
+fn header_text(headers: &HeaderMap, name: http::HeaderName) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|value: &HeaderValue| value.to_str().ok())
+        .map(str::to_owned)
+}
+
+fn check_scheme_and_literal(url: &Url, allow_private: bool) -> Result<(), FetchFailure> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(FetchFailure::new(
+            Code::InvalidUrl,
+            url,
+            "only http and https URLs are fetched",
+        ));
+    }
+    guard::check_literal(url, allow_private)
+        .map_err(|refused| FetchFailure::new(Code::RefusedDestination, url, refused.to_string()))
+}
+
+fn redirect_target(current: &Url, headers: &HeaderMap) -> Result<Url, FetchFailure> {
+    let Some(location) = header_text(headers, LOCATION) else {
+        return Err(FetchFailure::new(
+            Code::InvalidRedirect,
+            current,
+            "a redirect without a Location header",
+        ));
+    };
+    let next = current.join(&location).map_err(|_| {
+        FetchFailure::new(
+            Code::InvalidRedirect,
+            current,
+            format!("redirects to {location:?}, which is not a URL"),
+        )
+    })?;
+    if !matches!(next.scheme(), "http" | "https") {
+        return Err(FetchFailure::new(
+            Code::InvalidRedirect,
+            current,
+            format!("redirects to {next}, which is not http(s)"),
+        ));
+    }
+    Ok(next)
+}
+
+fn status_failure(url: &Url, status: StatusCode) -> FetchFailure {
+    match status {
+        StatusCode::NOT_FOUND | StatusCode::GONE => {
+            FetchFailure::new(Code::NotFound, url, format!("status {}", status.as_u16()))
+        }
+        _ => FetchFailure::new(
+            Code::HttpStatus,
+            url,
+            format!("unexpected status {}", status.as_u16()),
+        ),
+    }
+}
+
+/// Reads a body against its limit, counting decompressed bytes.
+async fn read_body(
+    url: &Url,
+    mut response: reqwest::Response,
+    limit: BodyLimit,
+) -> Result<Vec<u8>, FetchFailure> {
+    let cap = limit.bytes();
+    // Content-Length describes the bytes on the wire (compressed, if encoded); a larger one
+    // than the cap can be refused before reading, whatever the encoding.
+    let declared = header_text(response.headers(), CONTENT_LENGTH)
+        .and_then(|value| value.trim().parse::<u64>().ok());
+    if let (Some(declared), BodyLimit::Fail(_)) = (declared, limit)
+        && declared > cap as u64
+    {
+        return Err(too_large(url, cap, Some(declared)));
+    }
+    let mut body = Vec::with_capacity(declared.map_or(8 * 1024, |d| d.min(cap as u64) as usize));
+    loop {
+        let chunk = match response.chunk().await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => return Ok(body),
+            Err(error) => return Err(classify(url, &error)),
+        };
+        let room = cap - body.len();
+        if chunk.len() > room {
+            return match limit {
+                BodyLimit::Truncate(_) => {
+                    body.extend_from_slice(&chunk[..room]);
+                    Ok(body)
+                }
+                BodyLimit::Fail(_) => Err(too_large(url, cap, None)),
+            };
+        }
+        body.extend_from_slice(&chunk);
+    }
+}
+
+fn too_large(url: &Url, cap: usize, declared: Option<u64>) -> FetchFailure {
+    let message = match declared {
+        Some(declared) => format!("the body is {declared} bytes, more than the {cap} bytes read"),
+        None => format!("the body (decompressed) is larger than the {cap} bytes read"),
+    };
+    FetchFailure::new(Code::TooLarge, url, message)
+}
+
+/// Maps a client error to a stable code, with a message that names the cause.
+fn classify(url: &Url, error: &reqwest::Error) -> FetchFailure {
+    if let Some(refused) = find_source::<RefusedAddress>(error) {
+        return FetchFailure::new(Code::RefusedDestination, url, refused.to_string());
+    }
+    if error.is_timeout() {
+        return FetchFailure::new(Code::Timeout, url, "the request timed out");
+    }
+    let cause = root_cause(error);
+    if error.is_connect() {
+        return FetchFailure::new(Code::Unreachable, url, format!("cannot connect: {cause}"));
+    }
+    if error.is_body() || error.is_decode() {
+        return FetchFailure::new(
+            Code::InvalidResponse,
+            url,
+            format!("the body could not be read: {cause}"),
+        );
+    }
+    FetchFailure::new(
+        Code::Unreachable,
+        url,
+        format!("the request failed: {cause}"),
+    )
+}
+
+/// True for failures worth retrying: the connection was reset or closed mid-way.
+fn is_transient(error: &reqwest::Error) -> bool {
+    if error.is_timeout() || find_source::<RefusedAddress>(error).is_some() {
+        return false;
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = source {
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            return matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+            );
+        }
+        source = current.source();
+    }
+    false
+}
+
+fn find_source<'e, T: std::error::Error + 'static>(
+    error: &'e (dyn std::error::Error + 'static),
+) -> Option<&'e T> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = source {
+        if let Some(found) = current.downcast_ref::<T>() {
+            return Some(found);
+        }
+        source = current.source();
+    }
+    None
+}
+
+/// The innermost cause's message, which is the informative one for network errors.
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = error;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    current.to_string()
+}

@@ -1,0 +1,585 @@
+//! Crawls of well-behaved servers on loopback: every format, politeness measured on the
+//! server's side, HTTP caching across crawls, tombstones, credentials, prefetching, the
+//! corpus end to end, and Ctrl-C.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crawler::crawl::{CrawlConfig, Quiet};
+use crawler::credentials::Credentials;
+use crawler::store::Outcome;
+use crawler::{Access, Digest, DigestStatus};
+
+use crate::server::{Reply, TestServer, serve_file};
+use crate::{Data, corpus_dir, domain, error_codes, fixture_web, test_config};
+
+#[tokio::test]
+async fn the_fixture_web_yields_every_format() {
+    let server = TestServer::static_tree(fixture_web()).await;
+    let data = Data::new();
+    let report = data
+        .crawl(
+            test_config(&server),
+            &[
+                "pdfworks.test",
+                "legacy-tools.test",
+                "services.test",
+                "sloppy.test",
+                "nothing-here.test",
+            ],
+        )
+        .await;
+
+    let pdfworks = domain(&report, "pdfworks.test");
+    assert_eq!(pdfworks.outcome, Outcome::Ok);
+    assert_eq!(pdfworks.skills, 3);
+    assert!(pdfworks.errors.is_empty(), "{:?}", pdfworks.errors);
+    // robots.txt, three probes, three artifacts.
+    assert_eq!(pdfworks.requests, 7);
+    for record in data
+        .store
+        .records_of(&"pdfworks.test".parse().unwrap())
+        .unwrap()
+    {
+        assert_eq!(
+            record.skill.digest_status,
+            DigestStatus::Verified,
+            "{}",
+            record.skill.id
+        );
+        // Every file of the skill is kept for the API and exports.
+        for file in &record.skill.files {
+            let digest = file.sha256.expect("a digest per file");
+            assert!(
+                data.blobs.contains(&digest),
+                "{} {}",
+                record.skill.id,
+                file.path
+            );
+        }
+    }
+    let archive = data
+        .store
+        .record("pdfworks.test/pdf-form-filling")
+        .unwrap()
+        .unwrap();
+    assert!(archive.skill.files.len() > 1, "{:?}", archive.skill.files);
+
+    let legacy = domain(&report, "legacy-tools.test");
+    assert_eq!((legacy.outcome, legacy.skills), (Outcome::Ok, 2));
+    let services = domain(&report, "services.test");
+    assert_eq!((services.outcome, services.skills), (Outcome::Ok, 5));
+    let private = data
+        .store
+        .record("services.test/test.services.payroll-audit-v1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(private.skill.access, Access::Private);
+    assert_eq!(private.skill.capability_type, "task");
+
+    let sloppy = domain(&report, "sloppy.test");
+    assert_eq!(sloppy.outcome, Outcome::Ok);
+    let nothing = domain(&report, "nothing-here.test");
+    assert_eq!(nothing.outcome, Outcome::NotFound);
+    assert!(nothing.errors.is_empty());
+    // robots.txt and the three probes, nothing else.
+    assert_eq!(nothing.requests, 4);
+
+    assert_eq!(report.totals.domains, 5);
+    assert_eq!(report.totals.skills, 3 + 2 + 5 + 2);
+    assert_eq!(report.totals.added, report.totals.skills);
+    assert_eq!(
+        report.totals.requests,
+        report.domains.iter().map(|d| d.requests).sum::<usize>()
+    );
+    // The server saw exactly the requests the report counts.
+    assert_eq!(server.hits().len(), report.totals.requests);
+    for hit in server.hits() {
+        let agent = hit.headers.get("user-agent").cloned().unwrap_or_default();
+        assert!(agent.starts_with("skillscout/"), "{agent}");
+    }
+}
+
+#[tokio::test]
+async fn requests_to_one_host_are_spaced_by_the_host_delay() {
+    let server = TestServer::static_tree(fixture_web()).await;
+    let data = Data::new();
+    let mut config = test_config(&server);
+    let delay = Duration::from_millis(150);
+    config.fetch.host_delay = delay;
+    data.crawl(config, &["pdfworks.test", "legacy-tools.test"])
+        .await;
+    for host in ["pdfworks.test", "legacy-tools.test"] {
+        let mut hits = server.hits_for(host);
+        assert!(hits.len() >= 4, "{host}: {hits:?}");
+        hits.sort_by_key(|hit| hit.started);
+        for pair in hits.windows(2) {
+            let gap = pair[1].started.saturating_duration_since(pair[0].finished);
+            assert!(
+                gap >= delay,
+                "{host}: {} then {} after {gap:?}",
+                pair[0].path,
+                pair[1].path
+            );
+        }
+    }
+    // The two hosts were crawled side by side, not one after the other.
+    let pdf = server.hits_for("pdfworks.test");
+    let legacy = server.hits_for("legacy-tools.test");
+    let pdf_end = pdf.iter().map(|hit| hit.finished).max().unwrap();
+    let legacy_start = legacy.iter().map(|hit| hit.started).min().unwrap();
+    assert!(legacy_start < pdf_end);
+}
+
+#[tokio::test]
+async fn crawl_delay_raises_the_pause() {
+    let web = fixture_web();
+    let server = TestServer::start(move |request| {
+        if request.path == "/robots.txt" {
+            return Reply::ok("User-agent: skillscout\nCrawl-delay: 0.3\n");
+        }
+        serve_file(&web, request)
+    })
+    .await;
+    let data = Data::new();
+    let report = data.crawl(test_config(&server), &["pdfworks.test"]).await;
+    assert_eq!(domain(&report, "pdfworks.test").outcome, Outcome::Ok);
+    let mut hits = server.hits_for("pdfworks.test");
+    hits.sort_by_key(|hit| hit.started);
+    // After robots.txt is known, every pause is at least the Crawl-delay.
+    for pair in hits[1..].windows(2) {
+        let gap = pair[1].started.saturating_duration_since(pair[0].finished);
+        assert!(gap >= Duration::from_millis(300), "{gap:?}");
+    }
+}
+
+/// Serves the fixture web with `cache_control`, an ETag per file, and 304 for a matching
+/// `If-None-Match`; counts conditional requests.
+async fn caching_server(cache_control: &'static str, conditional: Arc<AtomicUsize>) -> TestServer {
+    let web = fixture_web();
+    TestServer::start(move |request| {
+        let reply = serve_file(&web, request);
+        let Reply::Full {
+            status: 200,
+            body,
+            headers,
+        } = reply
+        else {
+            // Not-found answers are cacheable too.
+            return reply.header("Cache-Control", cache_control);
+        };
+        let etag = format!("\"{}\"", Digest::of(&body).hex());
+        if let Some(sent) = request.headers.get("if-none-match") {
+            conditional.fetch_add(1, Ordering::SeqCst);
+            if *sent == etag {
+                return Reply::status(304)
+                    .header("ETag", &etag)
+                    .header("Cache-Control", cache_control);
+            }
+        }
+        let mut reply = Reply::Full {
+            status: 200,
+            body,
+            headers,
+        };
+        reply = reply
+            .header("ETag", &etag)
+            .header("Cache-Control", cache_control);
+        reply
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_fresh_cache_makes_no_request_at_all() {
+    let conditional = Arc::new(AtomicUsize::new(0));
+    let server = caching_server("max-age=3600", Arc::clone(&conditional)).await;
+    let data = Data::new();
+    let hosts = ["legacy-tools.test", "services.test"];
+    let first = data.crawl(test_config(&server), &hosts).await;
+    let before = server.hits().len();
+    assert_eq!(before, first.totals.requests);
+
+    let second = data.crawl(test_config(&server), &hosts).await;
+    assert_eq!(
+        server.hits().len(),
+        before,
+        "a fresh response was requested again"
+    );
+    assert_eq!(second.totals.requests, 0);
+    assert_eq!(second.totals.unchanged, first.totals.added);
+    assert_eq!(
+        (
+            second.totals.added,
+            second.totals.updated,
+            second.totals.removed
+        ),
+        (0, 0, 0)
+    );
+    assert_eq!(conditional.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn a_stale_cache_is_revalidated_and_304_keeps_the_records() {
+    let conditional = Arc::new(AtomicUsize::new(0));
+    let server = caching_server("no-cache", Arc::clone(&conditional)).await;
+    let data = Data::new();
+    let hosts = ["legacy-tools.test", "services.test"];
+    let first = data.crawl(test_config(&server), &hosts).await;
+    let first_seq = data.store.last_seq().unwrap();
+    let hits_before = server.hits().len();
+
+    let served: BTreeSet<(String, String)> = server
+        .hits()
+        .into_iter()
+        .filter(|hit| hit.status == 200)
+        .map(|hit| (hit.host, hit.path))
+        .collect();
+
+    let second = data.crawl(test_config(&server), &hosts).await;
+    let new_hits: Vec<_> = server.hits().into_iter().skip(hits_before).collect();
+    // robots.txt is fresh for a day; everything served before is asked again, conditionally.
+    assert!(!new_hits.iter().any(|hit| hit.path == "/robots.txt"));
+    for hit in &new_hits {
+        if served.contains(&(hit.host.clone(), hit.path.clone())) {
+            assert!(
+                hit.headers.contains_key("if-none-match"),
+                "{} was not conditional",
+                hit.path
+            );
+            assert_eq!(hit.status, 304, "{}", hit.path);
+        }
+    }
+    assert!(conditional.load(Ordering::SeqCst) >= 2 + 1 + 1 + 5);
+    assert_eq!(second.totals.unchanged, first.totals.added);
+    assert_eq!(second.totals.updated, 0);
+    assert_eq!(
+        data.store.last_seq().unwrap(),
+        first_seq,
+        "unchanged records were rewritten"
+    );
+}
+
+#[tokio::test]
+async fn no_store_is_never_cached() {
+    let conditional = Arc::new(AtomicUsize::new(0));
+    let server = caching_server("no-store", Arc::clone(&conditional)).await;
+    let data = Data::new();
+    data.crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
+    let before = server.hits().len();
+    let second = data
+        .crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
+    // robots.txt is cached by its own rule; everything else is fetched again, unconditionally.
+    assert_eq!(second.totals.requests, before - 1);
+    assert_eq!(conditional.load(Ordering::SeqCst), 0);
+    let url = url::Url::parse("http://legacy-tools.test/.well-known/skills/index.json").unwrap();
+    assert!(data.store.cached(&url).unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_skill_that_vanishes_becomes_a_tombstone() {
+    let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let web = fixture_web();
+    let server = {
+        let dropped = Arc::clone(&dropped);
+        TestServer::start(move |request| {
+            if dropped.load(Ordering::SeqCst) && request.path == "/.well-known/skills/index.json" {
+                return Reply::json(
+                    r#"{"skills": [{"name": "changelog-writer", "description": "Writes changelogs.", "files": ["SKILL.md"]}]}"#,
+                );
+            }
+            serve_file(&web, request)
+        })
+        .await
+    };
+    let data = Data::new();
+    let first = data
+        .crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
+    assert_eq!(first.totals.added, 2);
+    dropped.store(true, Ordering::SeqCst);
+    let second = data
+        .crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
+    assert_eq!(second.totals.removed, 1);
+    assert_eq!(second.totals.updated, 1, "the index description changed");
+    let gone = data
+        .store
+        .record("legacy-tools.test/csv-cleanup")
+        .unwrap()
+        .unwrap();
+    assert!(gone.is_tombstone());
+    let changes = data.store.changes_after(0, 100).unwrap();
+    assert!(changes.iter().any(|record| record.is_tombstone()));
+}
+
+#[tokio::test]
+async fn an_unreadable_index_removes_nothing() {
+    let broken = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let web = fixture_web();
+    let server = {
+        let broken = Arc::clone(&broken);
+        TestServer::start(move |request| {
+            if broken.load(Ordering::SeqCst) && request.path == "/.well-known/skills/index.json" {
+                return Reply::json("{not json");
+            }
+            serve_file(&web, request)
+        })
+        .await
+    };
+    let data = Data::new();
+    data.crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
+    broken.store(true, Ordering::SeqCst);
+    let second = data
+        .crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
+    let line = domain(&second, "legacy-tools.test");
+    assert_eq!(line.outcome, Outcome::Error);
+    assert_eq!(error_codes(line), ["invalid_json"]);
+    assert_eq!(second.totals.removed, 0);
+    let kept = data
+        .store
+        .record("legacy-tools.test/csv-cleanup")
+        .unwrap()
+        .unwrap();
+    assert!(!kept.is_tombstone());
+}
+
+#[tokio::test]
+async fn credentials_reach_only_their_host() {
+    let server = TestServer::start(|request| {
+        let authorised = request.headers.get("authorization").map(String::as_str)
+            == Some("Bearer s3cret");
+        match (request.host.as_str(), request.path.as_str()) {
+            ("private.test", "/.well-known/skill-sharing") => {
+                let access = if authorised { "private" } else { "public" };
+                Reply::json(format!(
+                    r#"{{"protocol": {{"version": "1.0.0"}}, "provider": {{"name": "P"}}, "skills": [
+                        {{"id": "secret-v1", "name": "Secret", "capability_type": "task", "description": "Only for staff.",
+                          "descriptor_url": "http://cdn.test/secret.json", "access": "{access}", "version": "1.0.0"}}]}}"#
+                ))
+            }
+            ("cdn.test", "/secret.json") => Reply::redirect("http://elsewhere.test/secret.json"),
+            ("elsewhere.test", "/secret.json") => Reply::json(
+                r#"{"protocol": {"version": "1.0.0"}, "id": "secret-v1", "name": "Secret", "version": "1.0.0",
+                    "capability_type": "task", "description": "Only for staff.", "access": "private"}"#,
+            ),
+            _ => Reply::not_found(),
+        }
+    })
+    .await;
+    let data = Data::new();
+    let mut config = test_config(&server);
+    config.fetch.credentials =
+        Credentials::parse(br#"{"private.test": {"Authorization": "Bearer s3cret"}}"#).unwrap();
+    let report = data.crawl(config, &["private.test"]).await;
+    assert_eq!(domain(&report, "private.test").outcome, Outcome::Ok);
+    let record = data
+        .store
+        .record("private.test/secret-v1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(record.skill.access, Access::Private);
+    for hit in server.hits() {
+        let has = hit.headers.contains_key("authorization");
+        assert_eq!(has, hit.host == "private.test", "{} {}", hit.host, hit.path);
+    }
+    assert!(
+        server
+            .hits_for("elsewhere.test")
+            .iter()
+            .any(|hit| hit.path == "/secret.json")
+    );
+    let report_json = serde_json::to_string(&report).unwrap();
+    assert!(!report_json.contains("s3cret"));
+}
+
+#[tokio::test]
+async fn prefetching_fetches_the_listed_files() {
+    let server = TestServer::static_tree(fixture_web()).await;
+    let plain = Data::new();
+    plain
+        .crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
+    assert!(
+        !server
+            .hits()
+            .iter()
+            .any(|hit| hit.path.ends_with("clean.py"))
+    );
+
+    let data = Data::new();
+    let mut config = test_config(&server);
+    config.prefetch_files = true;
+    data.crawl(config, &["legacy-tools.test"]).await;
+    assert!(
+        server
+            .hits()
+            .iter()
+            .any(|hit| hit.path.ends_with("/csv-cleanup/scripts/clean.py"))
+    );
+    let record = data
+        .store
+        .record("legacy-tools.test/csv-cleanup")
+        .unwrap()
+        .unwrap();
+    let script = record.skill.file("scripts/clean.py").unwrap();
+    let bytes = data.blobs.get(&script.sha256.unwrap()).unwrap().unwrap();
+    assert_eq!(Some(bytes.len() as u64), script.size);
+}
+
+#[tokio::test]
+async fn docs_sites_are_probed_under_their_path_first() {
+    let web = fixture_web();
+    let server = TestServer::start(move |request| {
+        // The site publishes its index under /docs (and serves the same files at the root,
+        // where absolute artifact URLs point).
+        let path = request.path.strip_prefix("/docs").unwrap_or(&request.path);
+        if path.ends_with("index.json") && !request.path.starts_with("/docs/") {
+            return Reply::not_found();
+        }
+        serve_file(
+            &web,
+            &crate::server::Request {
+                host: "pdfworks.test".to_owned(),
+                path: path.to_owned(),
+                headers: request.headers.clone(),
+            },
+        )
+    })
+    .await;
+    let data = Data::new();
+    let targets = vec!["http://docs.test/docs".parse().unwrap()];
+    let report = crawler::crawl::crawl(
+        test_config(&server),
+        targets,
+        Arc::clone(&data.store),
+        data.blobs.clone(),
+        Arc::new(Quiet),
+        std::future::pending(),
+    )
+    .await
+    .unwrap();
+    let line = domain(&report, "docs.test");
+    assert_eq!((line.outcome, line.skills), (Outcome::Ok, 3), "{line:?}");
+    assert_eq!(line.origin, "http://docs.test/docs");
+    let paths: Vec<String> = server.hits().iter().map(|hit| hit.path.clone()).collect();
+    assert_eq!(paths[1], "/docs/.well-known/agent-skills/index.json");
+    // The index was found under the path, so the root's agent-skills index was not probed.
+    assert!(!paths.contains(&"/.well-known/agent-skills/index.json".to_owned()));
+    // The formats not found under the path were probed at the root too.
+    assert!(paths.contains(&"/.well-known/skills/index.json".to_owned()));
+}
+
+#[tokio::test]
+async fn ctrl_c_keeps_the_domains_already_done() {
+    let web = fixture_web();
+    let server = TestServer::start(move |request| {
+        if request.host == "slow.test" {
+            return Reply::Hang;
+        }
+        serve_file(&web, request)
+    })
+    .await;
+    let data = Data::new();
+    let mut config = test_config(&server);
+    config.fetch.request_timeout = Duration::from_secs(60);
+    let targets = vec![
+        "http://pdfworks.test".parse().unwrap(),
+        "http://slow.test".parse().unwrap(),
+    ];
+    let shutdown = tokio::time::sleep(Duration::from_millis(800));
+    let started = std::time::Instant::now();
+    let report = crawler::crawl::crawl(
+        config,
+        targets,
+        Arc::clone(&data.store),
+        data.blobs.clone(),
+        Arc::new(Quiet),
+        shutdown,
+    )
+    .await
+    .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(report.interrupted);
+    let done: Vec<&str> = report.domains.iter().map(|d| d.domain.as_str()).collect();
+    assert_eq!(done, ["pdfworks.test"]);
+    assert_eq!(
+        data.store
+            .records_of(&"pdfworks.test".parse().unwrap())
+            .unwrap()
+            .len(),
+        3
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_whole_corpus_crawls_with_verified_digests() {
+    let Some(corpus) = corpus_dir() else {
+        return;
+    };
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(corpus.join("MANIFEST.json")).unwrap()).unwrap();
+    let domains: Vec<String> = manifest["domains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|domain| domain["domain"].as_str().unwrap().to_owned())
+        .collect();
+    let server = TestServer::static_tree(corpus.clone()).await;
+    let data = Data::new();
+    let mut config: CrawlConfig = test_config(&server);
+    config.fetch.request_timeout = Duration::from_secs(20);
+    let hosts: Vec<&str> = domains.iter().map(String::as_str).collect();
+    let report = data.crawl(config, &hosts).await;
+
+    let mut failures = Vec::new();
+    for line in &report.domains {
+        if line.outcome != Outcome::Ok {
+            failures.push(format!(
+                "{}: {:?} {:?}",
+                line.domain, line.outcome, line.errors
+            ));
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for domain_entry in manifest["domains"].as_array().unwrap() {
+        let name = domain_entry["domain"].as_str().unwrap();
+        let records = data.store.records_of(&name.parse().unwrap()).unwrap();
+        for skill in domain_entry["skills"].as_array().unwrap() {
+            let key = skill["key"].as_str().unwrap();
+            let Some(record) = records
+                .iter()
+                .find(|record| record.skill.id.to_string() == key)
+            else {
+                failures.push(format!("{key}: not crawled"));
+                continue;
+            };
+            seen.insert(key.to_owned());
+            if record.skill.index_url.path().contains("/agent-skills/")
+                && record.skill.digest_status != DigestStatus::Verified
+            {
+                failures.push(format!("{key}: {:?}", record.skill.digest_status));
+            }
+            crate::corpus::check_record(skill, &record.skill, &mut failures);
+        }
+        for record in &records {
+            if !seen.contains(&record.skill.id.to_string()) {
+                failures.push(format!("{}: not in the manifest", record.skill.id));
+            }
+        }
+    }
+    let total = manifest["totals"]["skills"].as_u64().unwrap() as usize;
+    assert_eq!(seen.len(), total);
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
