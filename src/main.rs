@@ -2,6 +2,9 @@
 //! them and serves them. See `skillscout --help`.
 
 mod cli;
+mod crawl;
+mod fetch_args;
+mod progress;
 mod validate;
 
 use std::io::Write;
@@ -11,6 +14,7 @@ use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{Cli, Command};
+use crate::progress::ActiveBar;
 
 /// The log filter used when `RUST_LOG` is not set.
 const DEFAULT_LOG_FILTER: &str =
@@ -41,13 +45,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER));
+    // Logs go to stderr, lifting the progress bar out of the way while a line is written.
+    let bar = ActiveBar::default();
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(bar.clone())
         .init();
 
-    let result = match cli.command {
-        Command::Validate(args) => validate::run(&args),
+    let result = match &cli.command {
+        Command::Crawl(args) => crawl::run(&cli.data, args, &bar),
+        Command::Validate(args) => validate::run(args),
     };
     match result {
         Ok(status) => status.into(),

@@ -4,30 +4,38 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
+use crawler::crawl::crawl_domain;
 use crawler::diagnostic::passes;
-use crawler::local::{self, Checked};
-use crawler::{Diagnostic, Severity, VerdictKind};
+use crawler::fetch::Fetcher;
+use crawler::local::{self, Checked, CheckedIndex, CheckedSkill, WELL_KNOWN_INDEXES};
+use crawler::seeds::SeedTarget;
+use crawler::store::Outcome;
+use crawler::{Code, Diagnostic, Format, Severity, VerdictKind};
 use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::ExitStatus;
-use crate::cli::ValidateArgs;
+use crate::cli::{FetchArgs, ValidateArgs};
 
 /// Runs `skillscout validate`.
 pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
     let seen_at = OffsetDateTime::now_utc();
     let mut checked = Checked::default();
+    let mut origins = Vec::new();
     for raw in &args.paths {
         if raw.starts_with("http://") || raw.starts_with("https://") {
-            bail!(
-                "cannot validate {raw}: validating an origin URL needs the crawler, which this \
-                 build does not have yet; give a local path"
-            );
+            origins.push(SeedTarget::parse(raw).map_err(anyhow::Error::msg)?);
+            continue;
         }
         let path = Path::new(raw);
         let mut found = local::check(path, seen_at)
             .with_context(|| format!("cannot validate {}", path.display()))?;
+        checked.indexes.append(&mut found.indexes);
+        checked.skills.append(&mut found.skills);
+    }
+    if !origins.is_empty() {
+        let mut found = check_origins(&args.fetch, origins)?;
         checked.indexes.append(&mut found.indexes);
         checked.skills.append(&mut found.skills);
     }
@@ -52,6 +60,68 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Failure
     })
+}
+
+/// Crawls each origin once, politely and without storing anything, and returns what was
+/// found as if it had been read from disk: fetch failures (robots.txt, index probes) become
+/// diagnostics of the origin.
+fn check_origins(fetch: &FetchArgs, origins: Vec<SeedTarget>) -> anyhow::Result<Checked> {
+    let settings = fetch.settings()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let fetcher = Fetcher::new(settings, None).map_err(anyhow::Error::msg)?;
+    let mut checked = Checked::default();
+    for target in origins {
+        let crawled = runtime.block_on(crawl_domain(&fetcher, &target, true));
+        let origin_url = target.origin().clone();
+        let mut origin_diagnostics: Vec<Diagnostic> = crawled
+            .failures
+            .iter()
+            .map(|failure| failure.to_diagnostic())
+            .collect();
+        if crawled.status.outcome == Outcome::NotFound {
+            origin_diagnostics.push(Diagnostic::new(
+                Code::NotFound,
+                format!(
+                    "{target} publishes no skill index: none of {} answered",
+                    WELL_KNOWN_INDEXES
+                        .iter()
+                        .map(|(path, _)| *path)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if !origin_diagnostics.is_empty() {
+            checked.indexes.push(CheckedIndex {
+                path: PathBuf::from(target.to_string()),
+                url: origin_url,
+                format: Format::AgentSkills,
+                version: None,
+                diagnostics: origin_diagnostics,
+            });
+        }
+        for index in crawled.indexes {
+            checked.indexes.push(CheckedIndex {
+                path: PathBuf::from(index.url.as_str()),
+                url: index.url,
+                format: index.format,
+                version: index.version,
+                diagnostics: index.diagnostics,
+            });
+        }
+        for record in crawled.records {
+            checked.skills.push(CheckedSkill {
+                path: PathBuf::from(record.source_url.as_str()),
+                label: record.id.to_string(),
+                diagnostics: record.diagnostics.clone(),
+                record: Some(record),
+            });
+        }
+    }
+    Ok(checked)
 }
 
 /// The machine-readable result of `validate --json`.

@@ -191,6 +191,14 @@ pub async fn crawl(
                     }
                 };
                 let report = DomainReport::new(&crawled.status, ApplyStats::default());
+                tracing::info!(
+                    domain = %report.domain,
+                    outcome = ?report.outcome,
+                    skills = report.skills,
+                    requests = report.requests,
+                    errors = report.errors.len() + report.errors_omitted,
+                    "domain crawled"
+                );
                 observer.domain_finished(&report);
                 reports[position] = Some(report);
                 let update = DomainUpdate {

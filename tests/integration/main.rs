@@ -1,4 +1,8 @@
 //! End-to-end tests of the `skillscout` binary: one test binary, one module per area.
 
+mod crawl;
+#[path = "../../crawler/tests/it/server.rs"]
+#[allow(dead_code)]
+mod server;
 mod util;
 mod validate;

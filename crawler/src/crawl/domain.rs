@@ -51,6 +51,8 @@ pub struct DomainCrawl {
     pub indexes: Vec<IndexRead>,
     /// The records built.
     pub records: Vec<Skill>,
+    /// Requests that failed outside any record: robots.txt, index probes.
+    pub failures: Vec<FetchFailure>,
     /// HTTP cache updates to store with the records.
     pub cache: Vec<(Url, Option<CacheEntry>)>,
 }
@@ -433,6 +435,7 @@ impl DomainRun<'_> {
             status,
             indexes: self.indexes,
             records: self.records,
+            failures: self.errors,
             cache,
         }
     }

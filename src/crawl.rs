@@ -1,0 +1,187 @@
+//! `skillscout crawl`: reads the targets, crawls them politely into the data directory,
+//! writes the report and prints one summary line.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use crawler::blobs::Blobs;
+use crawler::crawl::{CrawlConfig, CrawlReport};
+use crawler::seeds::{SeedTarget, parse_seeds};
+use crawler::store::{Outcome, Store};
+
+use crate::ExitStatus;
+use crate::cli::{CrawlArgs, DEFAULT_SEEDS};
+use crate::progress::{ActiveBar, CrawlProgress};
+
+/// Runs `skillscout crawl`.
+pub(crate) fn run(data: &Path, args: &CrawlArgs, bar: &ActiveBar) -> anyhow::Result<ExitStatus> {
+    let fetch = args.fetch.settings()?;
+    if args.concurrency == 0 {
+        bail!("--concurrency must be at least 1");
+    }
+    let targets = match collect_targets(args) {
+        Ok(targets) => targets,
+        Err(error) => return could_not_run(&error),
+    };
+    if targets.is_empty() {
+        return could_not_run(&anyhow::anyhow!("no valid target to crawl"));
+    }
+    let (store, blobs) = match open_data(data) {
+        Ok(opened) => opened,
+        Err(error) => return could_not_run(&error),
+    };
+    let config = CrawlConfig {
+        fetch,
+        concurrency: args.concurrency,
+        prefetch_files: args.prefetch_files,
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let started = Instant::now();
+    let hosts = targets.len();
+    let report = runtime.block_on(async {
+        let progress = Arc::new(CrawlProgress::start(hosts, !args.no_progress, bar));
+        let shutdown = async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                // Without a signal handler the crawl simply runs to the end.
+                std::future::pending::<()>().await;
+            }
+        };
+        let result = crawler::crawl::crawl(
+            config,
+            targets,
+            Arc::clone(&store),
+            blobs,
+            progress.clone(),
+            shutdown,
+        )
+        .await;
+        progress.finish();
+        result
+    });
+    let report = match report {
+        Ok(report) => report,
+        Err(error) => return could_not_run(&anyhow::Error::new(error)),
+    };
+
+    if let Some(path) = &args.report {
+        write_report(path, &report)?;
+    }
+    let summary = summary_line(&report, started.elapsed().as_secs_f64());
+    if args.report.as_deref() == Some(Path::new("-")) {
+        tracing::info!("{summary}");
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{summary}").context("cannot write to stdout")?;
+    }
+    if report.interrupted {
+        tracing::warn!("interrupted: the domains listed in the report were stored");
+        return Ok(ExitStatus::Failure);
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// Prints why the crawl could not run; the exit status is 1 (DESIGN.md §5).
+fn could_not_run(error: &anyhow::Error) -> anyhow::Result<ExitStatus> {
+    let _ = writeln!(std::io::stderr(), "error: {error:#}");
+    Ok(ExitStatus::Failure)
+}
+
+/// Opens the store and the blob store in the data directory.
+pub(crate) fn open_data(data: &Path) -> anyhow::Result<(Arc<Store>, Blobs)> {
+    let store = Store::open(data).with_context(|| {
+        format!(
+            "cannot open the data directory {} (is another skillscout using it?)",
+            data.display()
+        )
+    })?;
+    let blobs = Blobs::open(data)
+        .with_context(|| format!("cannot create the blob store in {}", data.display()))?;
+    Ok((Arc::new(store), blobs))
+}
+
+/// Reads the targets from the command line and the seed file; bad seed lines are reported
+/// with their line number and skipped, a bad command-line target is an error.
+fn collect_targets(args: &CrawlArgs) -> anyhow::Result<Vec<SeedTarget>> {
+    let mut targets = Vec::new();
+    for raw in &args.targets {
+        targets.push(SeedTarget::parse(raw).map_err(anyhow::Error::msg)?);
+    }
+    let seeds_file = match (&args.seeds, args.targets.is_empty()) {
+        (Some(path), _) => Some(path.clone()),
+        (None, true) => Some(PathBuf::from(DEFAULT_SEEDS)),
+        (None, false) => None,
+    };
+    if let Some(path) = seeds_file {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read the seed file {}", path.display()))?;
+        let (seeds, errors) = parse_seeds(&text);
+        for error in &errors {
+            tracing::warn!(file = %path.display(), "{error}");
+        }
+        targets.extend(seeds);
+    }
+    Ok(targets)
+}
+
+/// Writes the report as JSON, atomically (`-` is stdout).
+fn write_report(path: &Path, report: &CrawlReport) -> anyhow::Result<()> {
+    let mut json = serde_json::to_vec_pretty(report).context("cannot encode the report")?;
+    json.push(b'\n');
+    if path == Path::new("-") {
+        return std::io::stdout()
+            .lock()
+            .write_all(&json)
+            .context("cannot write the report to stdout");
+    }
+    let temporary = path.with_extension("json.partial");
+    std::fs::write(&temporary, &json)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .with_context(|| format!("cannot write the report {}", path.display()))
+}
+
+/// One line that says how the crawl went.
+fn summary_line(report: &CrawlReport, seconds: f64) -> String {
+    let totals = &report.totals;
+    let outcomes = [
+        (Outcome::Ok, "ok"),
+        (Outcome::NotFound, "not found"),
+        (Outcome::Disallowed, "disallowed"),
+        (Outcome::Unreachable, "unreachable"),
+        (Outcome::Error, "error"),
+    ]
+    .iter()
+    .map(|(outcome, name)| format!("{} {name}", report.count(*outcome)))
+    .collect::<Vec<_>>()
+    .join(", ");
+    let stopped = if report.interrupted {
+        " (interrupted)"
+    } else {
+        ""
+    };
+    format!(
+        "crawled {} domain{} in {seconds:.1} s{stopped}: {outcomes}; {} skill{} ({} added, {} updated, {} removed, {} unchanged); {} request{}, {} error{}",
+        totals.domains,
+        plural(totals.domains),
+        totals.skills,
+        plural(totals.skills),
+        totals.added,
+        totals.updated,
+        totals.removed,
+        totals.unchanged,
+        totals.requests,
+        plural(totals.requests),
+        totals.errors,
+        plural(totals.errors),
+    )
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}

@@ -1,0 +1,284 @@
+//! `skillscout crawl` and `skillscout validate URL` end to end, against the fixture web served
+//! on loopback and reached through `--resolve`.
+
+use std::path::{Path, PathBuf};
+
+use crate::server::{TestServer, serve_file};
+use crate::util::{repo_root, skillscout, stderr, stdout};
+
+/// Serves `seeds/web` on 127.0.0.1:0.
+async fn fixture_server() -> TestServer {
+    let web = repo_root().join("seeds/web");
+    TestServer::start(move |request| serve_file(&web, request)).await
+}
+
+fn resolve(server: &TestServer) -> String {
+    format!("*.test=127.0.0.1:{}", server.port())
+}
+
+/// A fresh data directory under the target directory.
+fn data_dir(label: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("crawl-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Runs the binary off the async runtime (the server runs on it).
+async fn run(dir: &Path, args: Vec<String>) -> std::process::Output {
+    let dir = dir.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        skillscout(&dir, &args)
+    })
+    .await
+    .unwrap()
+}
+
+fn args(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}
+
+/// Replaces the elapsed time in a summary line.
+fn without_time(line: &str) -> String {
+    let Some(start) = line.find(" in ") else {
+        return line.to_owned();
+    };
+    let end = line[start..]
+        .find(" s")
+        .map_or(line.len(), |end| start + end);
+    format!("{} in [time]{}", &line[..start], &line[end..])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crawl_stores_the_fixture_web_and_writes_the_report() {
+    let server = fixture_server().await;
+    let data = data_dir("web");
+    let report = data.join("report.json");
+    let output = run(
+        &repo_root(),
+        args(&[
+            "crawl",
+            "--data",
+            data.to_str().unwrap(),
+            "--resolve",
+            &resolve(&server),
+            "--host-delay-ms",
+            "0",
+            "--report",
+            report.to_str().unwrap(),
+            "http://pdfworks.test",
+            "http://legacy-tools.test",
+            "http://services.test",
+            "http://sloppy.test",
+            "http://empty.test",
+        ]),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    insta::assert_snapshot!(without_time(stdout(&output).trim()), @"crawled 5 domains in [time] s: 4 ok, 1 not found, 0 disallowed, 0 unreachable, 0 error; 12 skills (12 added, 0 updated, 0 removed, 0 unchanged); 32 requests, 0 errors");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    insta::assert_json_snapshot!(json["domains"][0], @r#"
+    {
+      "domain": "pdfworks.test",
+      "origin": "http://pdfworks.test",
+      "outcome": "ok",
+      "formats": [
+        "agent-skills"
+      ],
+      "skills": 3,
+      "requests": 7,
+      "errors": [],
+      "added": 3,
+      "updated": 0,
+      "removed": 0,
+      "unchanged": 0
+    }
+    "#);
+    insta::assert_json_snapshot!(json["totals"], @r#"
+    {
+      "domains": 5,
+      "skills": 12,
+      "added": 12,
+      "updated": 0,
+      "removed": 0,
+      "unchanged": 0,
+      "requests": 32,
+      "errors": 0
+    }
+    "#);
+    // Per-host events are structured log lines on stderr.
+    assert!(
+        stderr(&output).contains("domain crawled"),
+        "{}",
+        stderr(&output)
+    );
+
+    // A second crawl finds nothing new.
+    let again = run(
+        &repo_root(),
+        args(&[
+            "crawl",
+            "--data",
+            data.to_str().unwrap(),
+            "--resolve",
+            &resolve(&server),
+            "--host-delay-ms",
+            "0",
+            "http://pdfworks.test",
+        ]),
+    )
+    .await;
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(
+        stdout(&again).contains("(0 added, 0 updated, 0 removed, 3 unchanged)"),
+        "{}",
+        stdout(&again)
+    );
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_seed_lines_are_reported_and_the_rest_crawled() {
+    let server = fixture_server().await;
+    let data = data_dir("seeds");
+    std::fs::create_dir_all(&data).unwrap();
+    let seeds = data.join("seeds.txt");
+    std::fs::write(
+        &seeds,
+        "# fixture sites\nhttp://pdfworks.test\n\nftp://nope.test\nhttp://legacy-tools.test # legacy\n",
+    )
+    .unwrap();
+    let output = run(
+        &repo_root(),
+        args(&[
+            "crawl",
+            "--data",
+            data.to_str().unwrap(),
+            "--resolve",
+            &resolve(&server),
+            "--host-delay-ms",
+            "0",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ]),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("line 4: invalid seed \"ftp://nope.test\": scheme must be http or https"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stdout(&output).starts_with("crawled 2 domains"),
+        "{}",
+        stdout(&output)
+    );
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+#[test]
+fn a_crawl_that_cannot_run_exits_1_and_bad_usage_exits_2() {
+    let data = data_dir("fail");
+    std::fs::create_dir_all(&data).unwrap();
+    let missing = skillscout(
+        &repo_root(),
+        &[
+            "crawl",
+            "--data",
+            data.to_str().unwrap(),
+            "--seeds",
+            "no/such/seeds.txt",
+        ],
+    );
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("cannot read the seed file no/such/seeds.txt"),
+        "{}",
+        stderr(&missing)
+    );
+
+    let file = data.join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let bad_data = skillscout(
+        &repo_root(),
+        &[
+            "crawl",
+            "--data",
+            file.to_str().unwrap(),
+            "http://pdfworks.test",
+        ],
+    );
+    assert_eq!(bad_data.status.code(), Some(1));
+    assert!(
+        stderr(&bad_data).contains("cannot open the data directory"),
+        "{}",
+        stderr(&bad_data)
+    );
+
+    let bad_flag = skillscout(
+        &repo_root(),
+        &[
+            "crawl",
+            "--data",
+            data.to_str().unwrap(),
+            "--resolve",
+            "nonsense",
+            "x.test",
+        ],
+    );
+    assert_eq!(bad_flag.status.code(), Some(2));
+    assert!(
+        stderr(&bad_flag).contains("invalid --resolve \"nonsense\""),
+        "{}",
+        stderr(&bad_flag)
+    );
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn validate_checks_a_live_origin_like_a_local_tree() {
+    let server = fixture_server().await;
+    let output = run(
+        &repo_root(),
+        args(&[
+            "validate",
+            "--resolve",
+            &resolve(&server),
+            "--host-delay-ms",
+            "0",
+            "http://pdfworks.test",
+        ]),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    insta::assert_snapshot!(stdout(&output), @r"
+    ok   index http://pdfworks.test/.well-known/agent-skills/index.json (agent-skills v0.2)
+    ok   pdfworks.test/pdf-text-extraction  http://pdfworks.test/.well-known/agent-skills/pdf-text-extraction/SKILL.md (passes lenient)
+    ok   pdfworks.test/pdf-form-filling  http://pdfworks.test/.well-known/agent-skills/pdf-form-filling.tar.gz (passes lenient)
+    ok   pdfworks.test/pdf-merge  http://pdfworks.test/.well-known/agent-skills/pdf-merge.zip (passes lenient)
+
+    3 skills checked (strict): 3 passed, 0 failed; 0 errors, 0 warnings
+    ");
+
+    let missing = run(
+        &repo_root(),
+        args(&[
+            "validate",
+            "--resolve",
+            &resolve(&server),
+            "--host-delay-ms",
+            "0",
+            "http://empty.test",
+        ]),
+    )
+    .await;
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stdout(&missing).contains("error[not_found] http://empty.test publishes no skill index"),
+        "{}",
+        stdout(&missing)
+    );
+}
