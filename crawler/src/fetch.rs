@@ -27,8 +27,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use http::header::{
-    CONTENT_LENGTH, CONTENT_TYPE, IF_MODIFIED_SINCE, IF_NONE_MATCH, LOCATION, RETRY_AFTER,
-    USER_AGENT,
+    CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, LOCATION,
+    RETRY_AFTER, USER_AGENT,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePolicy};
@@ -737,9 +737,18 @@ impl Session<'_> {
             shared: false,
             ..CacheOptions::default()
         };
-        let policy = CachePolicy::new_options(&request, &response, SystemTime::now(), options);
+        let now = SystemTime::now();
+        let policy = CachePolicy::new_options(&request, &response, now, options);
         if !policy.is_storable() {
             self.cache_updates.push((url.clone(), None));
+            return;
+        }
+        // A response that is already stale and has no validator can never be reused or
+        // revalidated: keeping it would only cost a write (most 404s are like this).
+        let has_validator = [ETAG, LAST_MODIFIED]
+            .iter()
+            .any(|name| exchange.headers.contains_key(name));
+        if policy.is_stale(now) && !has_validator {
             return;
         }
         let Ok(policy) = serde_json::to_value(&policy) else {

@@ -583,3 +583,57 @@ async fn the_whole_corpus_crawls_with_verified_digests() {
         failures.join("\n")
     );
 }
+
+#[tokio::test]
+async fn https_origins_are_trusted_through_ca_cert() {
+    let tls = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
+    let read = |name: &str| std::fs::read(tls.join(name)).unwrap();
+    let web = fixture_web();
+    let server = TestServer::start_tls(&read("server.pem"), &read("server.key"), move |request| {
+        serve_file(
+            &web,
+            &crate::server::Request {
+                host: "legacy-tools.test".to_owned(),
+                ..request.clone()
+            },
+        )
+    })
+    .await;
+    let targets = || vec!["https://secure.test".parse().unwrap()];
+
+    // Without the CA, the certificate is refused and nothing is read.
+    let data = Data::new();
+    let report = crawler::crawl::crawl(
+        test_config(&server),
+        targets(),
+        Arc::clone(&data.store),
+        data.blobs.clone(),
+        Arc::new(Quiet),
+        std::future::pending(),
+    )
+    .await
+    .unwrap();
+    let line = domain(&report, "secure.test");
+    assert_eq!(line.outcome, Outcome::Unreachable, "{line:?}");
+    assert!(
+        line.errors[0].message.contains("certificate"),
+        "{:?}",
+        line.errors
+    );
+
+    // With it, the site crawls.
+    let mut config = test_config(&server);
+    config.fetch.ca_certs = crawler::fetch::tls::parse_pem_certificates(&read("ca.pem")).unwrap();
+    let report = crawler::crawl::crawl(
+        config,
+        targets(),
+        Arc::clone(&data.store),
+        data.blobs.clone(),
+        Arc::new(Quiet),
+        std::future::pending(),
+    )
+    .await
+    .unwrap();
+    let line = domain(&report, "secure.test");
+    assert_eq!((line.outcome, line.skills), (Outcome::Ok, 2), "{line:?}");
+}

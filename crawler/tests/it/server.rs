@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpListener;
 
 /// One request the server saw.
 #[derive(Debug, Clone)]
@@ -146,6 +146,53 @@ impl TestServer {
         TestServer { addr, hits, task }
     }
 
+    /// Starts an HTTPS server on 127.0.0.1:0 with this certificate chain and key (PEM).
+    #[allow(dead_code)]
+    pub(crate) async fn start_tls(
+        cert_pem: &[u8],
+        key_pem: &[u8],
+        route: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    ) -> TestServer {
+        use tokio_rustls::rustls;
+        use tokio_rustls::rustls::pki_types::pem::PemObject;
+        use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem)
+            .collect::<Result<_, _>>()
+            .expect("a PEM certificate chain");
+        let key = PrivateKeyDer::from_pem_slice(key_pem).expect("a PEM private key");
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .expect("a usable certificate");
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let hits = Arc::new(Mutex::new(Vec::new()));
+        let route: Arc<Route> = Arc::new(route);
+        let task = {
+            let hits = Arc::clone(&hits);
+            tokio::spawn(async move {
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    let (hits, route, acceptor) =
+                        (Arc::clone(&hits), Arc::clone(&route), acceptor.clone());
+                    tokio::spawn(async move {
+                        if let Ok(stream) = acceptor.accept(stream).await {
+                            let _ = serve_connection(stream, route, hits).await;
+                        }
+                    });
+                }
+            })
+        };
+        TestServer { addr, hits, task }
+    }
+
     /// Serves files below `root/<host>/` for each Host, 404 for the rest.
     pub(crate) async fn static_tree(root: PathBuf) -> TestServer {
         TestServer::start(move |request| serve_file(&root, request)).await
@@ -219,8 +266,8 @@ fn percent_decode(segment: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-async fn serve_connection(
-    mut stream: TcpStream,
+async fn serve_connection<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
     route: Arc<Route>,
     hits: Arc<Mutex<Vec<Hit>>>,
 ) -> std::io::Result<()> {
@@ -312,7 +359,10 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// Writes the reply; returns whether the connection may serve another request.
-async fn write_reply(stream: &mut TcpStream, reply: &Reply) -> std::io::Result<bool> {
+async fn write_reply<S: AsyncWrite + Unpin>(
+    stream: &mut S,
+    reply: &Reply,
+) -> std::io::Result<bool> {
     match reply {
         Reply::Full {
             status,

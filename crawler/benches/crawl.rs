@@ -1,0 +1,303 @@
+//! Crawl throughput and memory against a simulated web on loopback.
+//!
+//! `cargo bench -p crawler --bench crawl` starts a server process that answers for thousands
+//! of virtual hosts (`h{N}.bench.test`; one host in ten publishes a legacy index of two
+//! skills, the others answer 404), then measures, each in a fresh process so that peak memory
+//! is its own:
+//!
+//! - **raw**: the same URLs the crawler requests (robots.txt, the three probes, the SKILL.md
+//!   files), fetched by a plain shared `reqwest` client at the same concurrency, hosts one
+//!   after the other within a task, without politeness, parsing or storage;
+//! - **skillscout**: `crawler::crawl::crawl` into a fresh data directory, with the host delay
+//!   given (0 ms measures the machinery's own cost; 1000 ms, the default, shows that
+//!   politeness costs time per host, not per crawl, when enough hosts run at once).
+//!
+//! It prints a Markdown table for `docs/BENCHMARKS.md`. Options: `--hosts N` (default 5000),
+//! `--quick` (1000 hosts, fewer runs).
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Response, StatusCode, Uri};
+use crawler::blobs::Blobs;
+use crawler::crawl::{CrawlConfig, Quiet};
+use crawler::fetch::guard::{GuardedResolver, Overrides};
+use crawler::seeds::SeedTarget;
+use crawler::store::Store;
+
+const SKILL: &str = "---\nname: SKILLNAME\ndescription: Converts files between formats for the benchmark.\n---\n# Steps\n\n1. Read the file.\n2. Write it back.\n";
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| args.iter().any(|arg| arg == name);
+    let value = |name: &str| {
+        args.iter()
+            .position(|arg| arg == name)
+            .and_then(|at| args.get(at + 1))
+            .cloned()
+    };
+    if flag("--serve") {
+        return serve();
+    }
+    if let Some(mode) = value("--child") {
+        let port: u16 = value("--port").unwrap().parse().unwrap();
+        let hosts: usize = value("--hosts").unwrap().parse().unwrap();
+        let concurrency: usize = value("--concurrency").unwrap().parse().unwrap();
+        let delay: u64 = value("--delay-ms")
+            .unwrap_or_else(|| "0".into())
+            .parse()
+            .unwrap();
+        return child(&mode, port, hosts, concurrency, delay);
+    }
+    let quick = flag("--quick");
+    let hosts: usize = value("--hosts")
+        .map(|h| h.parse().unwrap())
+        .unwrap_or(if quick { 1000 } else { 5000 });
+    orchestrate(hosts, quick);
+}
+
+/// Runs the scenarios, each in a child process, and prints the table.
+fn orchestrate(hosts: usize, quick: bool) {
+    let exe = std::env::current_exe().unwrap();
+    let mut server = Command::new(&exe)
+        .arg("--serve")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the server process");
+    let port: u16 = {
+        use std::io::BufRead;
+        let stdout = server.stdout.take().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        line.trim().strip_prefix("PORT ").unwrap().parse().unwrap()
+    };
+
+    let mut runs: Vec<(&str, usize, usize, u64)> = vec![
+        ("raw", hosts, 64, 0),
+        ("skillscout", hosts, 64, 0),
+        ("raw", hosts, 64, 0),
+        ("skillscout", hosts, 64, 0),
+    ];
+    if !quick {
+        runs.extend([
+            ("skillscout", hosts / 5, 64, 0),
+            ("skillscout", hosts, 16, 0),
+            ("skillscout", hosts, 256, 0),
+            ("raw", hosts, 256, 0),
+            ("skillscout", hosts / 2, 1024, 1000),
+        ]);
+    }
+    println!(
+        "| run | hosts | concurrency | host delay | time (s) | hosts/s | requests/s | peak RSS (MiB) |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (mode, hosts, concurrency, delay) in runs {
+        let output = Command::new(&exe)
+            .args([
+                "--child",
+                mode,
+                "--port",
+                &port.to_string(),
+                "--hosts",
+                &hosts.to_string(),
+                "--concurrency",
+                &concurrency.to_string(),
+                "--delay-ms",
+                &delay.to_string(),
+            ])
+            .output()
+            .expect("run a scenario");
+        let text = String::from_utf8_lossy(&output.stdout);
+        let Some(line) = text.lines().find(|line| line.starts_with("RESULT ")) else {
+            eprintln!(
+                "{mode} failed: {text}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            continue;
+        };
+        let fields: Vec<f64> = line[7..]
+            .split_whitespace()
+            .map(|field| field.parse().unwrap())
+            .collect();
+        let (seconds, requests, peak_kib) = (fields[0], fields[1], fields[2]);
+        println!(
+            "| {mode} | {hosts} | {concurrency} | {delay} ms | {seconds:.2} | {:.0} | {:.0} | {:.1} |",
+            hosts as f64 / seconds,
+            requests / seconds,
+            peak_kib / 1024.0
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+/// The simulated web: every host answers; one in ten publishes two skills.
+fn serve() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        println!("PORT {}", listener.local_addr().unwrap().port());
+        let app = Router::new().fallback(answer);
+        axum::serve(listener, app).await.unwrap();
+    });
+}
+
+async fn answer(headers: HeaderMap, uri: Uri) -> Response<Body> {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("")
+        .split(':')
+        .next()
+        .unwrap_or("");
+    let number: usize = host
+        .strip_prefix('h')
+        .and_then(|rest| rest.split('.').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let publishes = number.is_multiple_of(10);
+    let path = uri.path();
+    let body = match path {
+        "/.well-known/skills/index.json" if publishes => Some(
+            r#"{"skills": [
+                {"name": "convert-a", "description": "Converts files between formats for the benchmark.", "files": ["SKILL.md"]},
+                {"name": "convert-b", "description": "Converts files between formats for the benchmark.", "files": ["SKILL.md"]}
+            ]}"#
+            .to_owned(),
+        ),
+        "/.well-known/skills/convert-a/SKILL.md" if publishes => {
+            Some(SKILL.replace("SKILLNAME", "convert-a"))
+        }
+        "/.well-known/skills/convert-b/SKILL.md" if publishes => {
+            Some(SKILL.replace("SKILLNAME", "convert-b"))
+        }
+        _ => None,
+    };
+    match body {
+        Some(body) => Response::new(Body::from(body)),
+        None => {
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::NOT_FOUND;
+            response
+        }
+    }
+}
+
+/// The URLs the crawler requests for host `number`, in order.
+fn urls_of(number: usize) -> Vec<String> {
+    let base = format!("http://h{number}.bench.test");
+    let mut urls = vec![
+        format!("{base}/robots.txt"),
+        format!("{base}/.well-known/agent-skills/index.json"),
+        format!("{base}/.well-known/skills/index.json"),
+    ];
+    if number.is_multiple_of(10) {
+        urls.push(format!("{base}/.well-known/skills/convert-a/SKILL.md"));
+        urls.push(format!("{base}/.well-known/skills/convert-b/SKILL.md"));
+    }
+    urls.push(format!("{base}/.well-known/skill-sharing"));
+    urls
+}
+
+/// Runs one scenario and prints `RESULT seconds requests peak_kib`.
+fn child(mode: &str, port: u16, hosts: usize, concurrency: usize, delay_ms: u64) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let resolve = format!("*=127.0.0.1:{port}");
+    let started = Instant::now();
+    let requests = match mode {
+        "raw" => runtime.block_on(raw(&resolve, hosts, concurrency)),
+        _ => runtime.block_on(skillscout(&resolve, hosts, concurrency, delay_ms)),
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    println!("RESULT {seconds} {requests} {}", peak_kib());
+}
+
+async fn raw(resolve: &str, hosts: usize, concurrency: usize) -> usize {
+    let overrides = Overrides::new(&[resolve.parse().unwrap()]);
+    let client = reqwest::Client::builder()
+        .dns_resolver(Arc::new(GuardedResolver::new(Arc::new(overrides), true)))
+        .tls_backend_preconfigured(crawler::fetch::tls::client_config(&[]).unwrap())
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .unwrap();
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..concurrency {
+        let client = client.clone();
+        let next = Arc::clone(&next);
+        tasks.spawn(async move {
+            let mut made = 0;
+            loop {
+                let number = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if number > hosts {
+                    return made;
+                }
+                for url in urls_of(number) {
+                    let response = client.get(&url).send().await.unwrap();
+                    let _ = response.bytes().await.unwrap();
+                    made += 1;
+                }
+            }
+        });
+    }
+    let mut total = 0;
+    while let Some(made) = tasks.join_next().await {
+        total += made.unwrap();
+    }
+    total
+}
+
+async fn skillscout(resolve: &str, hosts: usize, concurrency: usize, delay_ms: u64) -> usize {
+    let dir = std::env::temp_dir().join(format!("skillscout-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = Arc::new(Store::open(&dir).unwrap());
+    let blobs = Blobs::open(&dir).unwrap();
+    let mut config = CrawlConfig::default();
+    config.fetch.resolve = vec![resolve.parse().unwrap()];
+    config.fetch.host_delay = Duration::from_millis(delay_ms);
+    config.concurrency = concurrency;
+    let targets: Vec<SeedTarget> = (1..=hosts)
+        .map(|number| format!("http://h{number}.bench.test").parse().unwrap())
+        .collect();
+    let report = crawler::crawl::crawl(
+        config,
+        targets,
+        store,
+        blobs,
+        Arc::new(Quiet),
+        std::future::pending(),
+    )
+    .await
+    .unwrap();
+    let expected_skills = hosts / 10 * 2;
+    assert_eq!(report.totals.skills, expected_skills, "{:?}", report.totals);
+    let _ = std::fs::remove_dir_all(&dir);
+    report.totals.requests
+}
+
+/// The process's peak resident memory, in KiB.
+fn peak_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmHWM:"))
+                .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
