@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use time::OffsetDateTime;
 use url::Url;
 
+use crate::blobs::Blobs;
 use crate::diagnostic::{Code, Diagnostic, Severity, VerdictKind};
 use crate::fetch::{BodyLimit, FetchFailure, Fetcher, Response, Session};
 use crate::index::{self, EntryKind, IndexEntry, IndexVersion, SKILL_MD};
@@ -204,7 +205,7 @@ impl DomainRun<'_> {
                     };
                     let record = match &fetched {
                         Ok(response) => {
-                            keep_blob(fetcher, &response.body);
+                            keep_blob(fetcher.blobs(), &response.body);
                             normalize::shared_skill(
                                 &source,
                                 entry,
@@ -266,36 +267,57 @@ impl DomainRun<'_> {
                 .await
                 .map(|response| (response.body, response.content_type)),
         };
-        let (mut record, files) = match &fetched {
+        let mut record = match fetched {
             Ok((bytes, content_type)) => {
-                let (record, files) = normalize::agent_skill_and_files(
-                    source,
-                    entry,
-                    Fetched::Bytes {
-                        bytes,
-                        content_type: content_type.as_deref(),
-                    },
-                    self.seen_at,
-                );
-                // Keep what was verified (or had nothing to verify against).
-                if record.digest_status != crate::skill::DigestStatus::Mismatch {
-                    keep_blob(fetcher, bytes);
+                // Unpacking an archive (up to 64 MiB) and parsing YAML are CPU work: they run
+                // on the blocking pool so the other domains' requests keep flowing.
+                let (owned_source, owned_entry) = (source.clone(), entry.clone());
+                let blobs = fetcher.blobs().cloned();
+                let seen_at = self.seen_at;
+                let normalised = tokio::task::spawn_blocking(move || {
+                    let (record, files) = normalize::agent_skill_and_files(
+                        &owned_source,
+                        &owned_entry,
+                        Fetched::Bytes {
+                            bytes: &bytes,
+                            content_type: content_type.as_deref(),
+                        },
+                        seen_at,
+                    );
+                    // Keep what was verified (or had nothing to verify against).
+                    if record.digest_status != crate::skill::DigestStatus::Mismatch {
+                        keep_blob(blobs.as_ref(), &bytes);
+                    }
+                    for file in &files {
+                        keep_blob(blobs.as_ref(), &file.bytes);
+                    }
+                    record
+                })
+                .await;
+                match normalised {
+                    Ok(record) => record,
+                    Err(error) => {
+                        tracing::error!(%error, url = %entry.url, "normalising an artifact failed");
+                        let failure = Diagnostic::new(
+                            Code::InvalidArchive,
+                            format!("{}: the artifact could not be read", entry.url),
+                        );
+                        normalize::agent_skill(
+                            source,
+                            entry,
+                            Fetched::Failed(&failure),
+                            self.seen_at,
+                        )
+                    }
                 }
-                (record, files)
             }
-            Err(failure) => {
-                let record = normalize::agent_skill(
-                    source,
-                    entry,
-                    Fetched::Failed(&failure.to_diagnostic()),
-                    self.seen_at,
-                );
-                (record, Vec::new())
-            }
+            Err(failure) => normalize::agent_skill(
+                source,
+                entry,
+                Fetched::Failed(&failure.to_diagnostic()),
+                self.seen_at,
+            ),
         };
-        for file in &files {
-            keep_blob(fetcher, &file.bytes);
-        }
         if self.prefetch_files && record.digest_status != crate::skill::DigestStatus::Unfetched {
             self.prefetch(session, fetcher, entry, &mut record).await;
         }
@@ -340,7 +362,7 @@ impl DomainRun<'_> {
             {
                 Ok(response) => {
                     total += response.body.len() as u64;
-                    keep_blob(fetcher, &response.body);
+                    keep_blob(fetcher.blobs(), &response.body);
                     normalize::record_file(record, path, &response.body);
                 }
                 Err(failure) => record.diagnostics.push(
@@ -475,8 +497,8 @@ fn is_soft_not_found(response: &Response) -> bool {
 
 /// Keeps fetched bytes in the blob store, when the crawl keeps anything. A failure to write
 /// is logged and otherwise ignored: the blob store is a cache.
-fn keep_blob(fetcher: &Fetcher, bytes: &[u8]) -> Option<Digest> {
-    let blobs = fetcher.blobs()?;
+fn keep_blob(blobs: Option<&Blobs>, bytes: &[u8]) -> Option<Digest> {
+    let blobs = blobs?;
     match blobs.put(bytes) {
         Ok(digest) => Some(digest),
         Err(error) => {
