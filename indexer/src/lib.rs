@@ -35,6 +35,10 @@
 //! - `query`: user text to a parsed query and to tantivy queries; never an error.
 //! - `collector`: one pass that ranks by tier and score, counts, and computes facets.
 //! - `snippet`: HTML-safe snippets with `<mark>` highlights.
+//! - `request`: what a caller asks: [`SearchRequest`], [`Filters`], [`ListRequest`],
+//!   [`Caller`].
+//! - `results`: what the index answers: [`SearchResults`] (the `/v1/search` body),
+//!   [`ListPage`].
 //! - `search`: [`SearchIndex`]: search, get, list.
 //! - [`eval`]: relevance metrics (nDCG, MRR) and the judged queries format.
 //!
@@ -51,6 +55,8 @@ mod document;
 mod error;
 pub mod eval;
 mod query;
+mod request;
+mod results;
 mod schema;
 mod search;
 mod snippet;
@@ -61,11 +67,13 @@ mod writer;
 use std::path::Path;
 
 pub use error::{Error, Result};
-pub use schema::SCHEMA_VERSION;
-pub use search::{
-    Caller, DEFAULT_LIMIT, FacetCounts, Facets, Filters, ListPage, ListRequest, MAX_FACET_VALUES,
-    MAX_LIMIT, MAX_OFFSET, SearchHit, SearchIndex, SearchRequest, SearchResults,
+pub use request::{
+    Caller, DEFAULT_LIMIT, Filters, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET,
+    SearchRequest,
 };
+pub use results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults};
+pub use schema::SCHEMA_VERSION;
+pub use search::SearchIndex;
 pub use snippet::{SNIPPET_MARK_END, SNIPPET_MARK_START};
 pub use sync::{SyncStats, sync};
 pub use writer::IndexWriterHandle;
@@ -191,5 +199,80 @@ impl Index {
             ),
             search,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::tests::skill;
+
+    #[test]
+    fn an_index_reopens_with_its_records_and_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        assert!(matches!(
+            SearchIndex::open(&path),
+            Err(Error::NoIndex { .. })
+        ));
+        {
+            let Index { mut writer, .. } =
+                Index::open_or_create(&path, IndexConfig::default()).unwrap();
+            writer
+                .upsert(&skill("a.test", "one", "One", "First."))
+                .unwrap();
+            writer.commit(42).unwrap();
+            // One writer at a time.
+            let second = Index::open_or_create(&path, IndexConfig::default());
+            assert!(matches!(second, Err(Error::Locked { .. })), "{second:?}");
+            // Readers need no lock.
+            let reader = SearchIndex::open(&path).unwrap();
+            assert_eq!(reader.num_docs(), 1);
+        }
+        let Index { writer, search } =
+            Index::open_or_create(&path, IndexConfig::default()).unwrap();
+        assert_eq!(writer.committed_seq(), 42);
+        assert_eq!(search.num_docs(), 1);
+        assert_eq!(
+            SearchIndex::open(&path).unwrap().committed_seq().unwrap(),
+            42
+        );
+    }
+
+    #[test]
+    fn an_index_of_another_schema_version_is_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        {
+            let Index { mut writer, .. } =
+                Index::open_or_create(&path, IndexConfig::default()).unwrap();
+            writer
+                .upsert(&skill("a.test", "one", "One", "First."))
+                .unwrap();
+            writer.commit(5).unwrap();
+        }
+        // Pretend a future version wrote it.
+        {
+            let index = tantivy::Index::open_in_dir(&path).unwrap();
+            let mut writer: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
+            let mut commit = writer.prepare_commit().unwrap();
+            commit.set_payload(r#"{"schema_version":999,"seq":5}"#);
+            commit.commit().unwrap();
+        }
+        let error = SearchIndex::open(&path).unwrap_err();
+        assert!(
+            matches!(error, Error::IncompatibleSchema { found: 999, .. }),
+            "{error}"
+        );
+        let Index { writer, search } =
+            Index::open_or_create(&path, IndexConfig::default()).unwrap();
+        assert_eq!((writer.committed_seq(), search.num_docs()), (0, 0));
+    }
+
+    #[test]
+    fn handles_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<SearchIndex>();
+        assert_send_sync::<IndexWriterHandle>();
     }
 }

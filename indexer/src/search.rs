@@ -10,265 +10,28 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crawler::{Access, Domain, Format, Skill, SkillId, Slug};
-use serde::de::{MapAccess, Visitor};
-use serde::ser::SerializeMap;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use crawler::{Access, Skill};
 use tantivy::collector::TopDocs;
 use tantivy::query::{
     BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{IndexReader, Order, ReloadPolicy, Searcher, TantivyDocument, Term};
-use url::Url;
 
 use crate::collector::{Collected, Dim, SearchCollector};
 use crate::document::from_document;
 use crate::error::{Error, Result};
 use crate::query::{QueryBuilder, parse};
+use crate::request::{Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest};
+use crate::results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults};
 use crate::schema::{Fields, SCHEMA_VERSION, names};
 use crate::snippet::Snippets;
 use crate::writer::CommitPayload;
 
-/// Hits per page when the request does not say.
-pub const DEFAULT_LIMIT: usize = 20;
-/// The most hits one page returns; a larger limit is lowered to it.
-pub const MAX_LIMIT: usize = 100;
-/// The deepest offset served; a larger offset is lowered to it.
-pub const MAX_OFFSET: usize = 10_000;
-/// Each facet lists at most this many values (the most frequent).
-pub const MAX_FACET_VALUES: usize = 100;
 /// When exact terms find fewer visible records than this, typo matching is added.
 const FEW_RESULTS: u64 = 5;
 /// Scales BM25 scores into the fraction part of a hit's score.
 const SCORE_SCALE: f32 = 10.0;
-
-/// Who a search runs as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Caller {
-    /// No credentials: never sees `private` records.
-    #[default]
-    Anonymous,
-    /// A caller with a valid token (or the operator): sees everything.
-    Authenticated,
-}
-
-/// Exact filters: values OR-combined within a field, fields AND-combined. Values are
-/// compared case-insensitively (every indexed value is lowercase), and a value holding
-/// commas is split into several.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Filters {
-    /// `capability_type` values: `skill`, `plugin`, `api`, `knowledge`, `task`, ...
-    pub capability_type: Vec<String>,
-    /// `access` values: `public`, `restricted`, `private`.
-    pub access: Vec<String>,
-    /// Domains, e.g. `example.com` or `example.com:8080`.
-    pub domain: Vec<String>,
-    /// `agent-skills` or `skill-sharing`.
-    pub format: Vec<String>,
-    /// Tags.
-    pub tag: Vec<String>,
-    /// Licences, e.g. `mit`.
-    pub license: Vec<String>,
-}
-
-impl Filters {
-    /// Returns the filters that have values, normalised, by dimension.
-    fn dims(&self) -> Vec<(Dim, Vec<String>)> {
-        let mut dims = Vec::new();
-        for (dim, raw) in [
-            (Dim::CapabilityType, &self.capability_type),
-            (Dim::Access, &self.access),
-            (Dim::Domain, &self.domain),
-            (Dim::Format, &self.format),
-            (Dim::Tag, &self.tag),
-            (Dim::License, &self.license),
-        ] {
-            let mut values: Vec<String> = raw
-                .iter()
-                .flat_map(|value| value.split(','))
-                .map(|value| value.trim().to_lowercase())
-                .filter(|value| !value.is_empty())
-                .collect();
-            values.sort();
-            values.dedup();
-            if !values.is_empty() {
-                dims.push((dim, values));
-            }
-        }
-        dims
-    }
-}
-
-/// A search.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SearchRequest {
-    /// What the user typed; any text is valid, and empty text browses every record.
-    pub query: String,
-    /// Exact filters.
-    pub filters: Filters,
-    /// Hits per page (at most [`MAX_LIMIT`]).
-    pub limit: usize,
-    /// Hits to skip (at most [`MAX_OFFSET`]).
-    pub offset: usize,
-    /// Who is asking.
-    pub caller: Caller,
-}
-
-impl SearchRequest {
-    /// Returns a request for the first page of `query`, without filters.
-    pub fn new(query: impl Into<String>, caller: Caller) -> SearchRequest {
-        SearchRequest {
-            query: query.into(),
-            filters: Filters::default(),
-            limit: DEFAULT_LIMIT,
-            offset: 0,
-            caller,
-        }
-    }
-}
-
-/// One hit, as `/v1/search` returns it (DESIGN.md §6).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchHit {
-    /// `{domain}/{name}`.
-    pub id: SkillId,
-    /// The publishing domain.
-    pub domain: Domain,
-    /// The slug.
-    pub name: Slug,
-    /// The human name.
-    pub title: String,
-    /// The description.
-    pub description: String,
-    /// `skill` for agent-skills, else skill-sharing's capability type.
-    pub capability_type: String,
-    /// Who may see the skill.
-    pub access: Access,
-    /// The protocol that published it.
-    pub format: Format,
-    /// The version, when known.
-    pub version: Option<String>,
-    /// Where the content came from.
-    pub source_url: Url,
-    /// Relevance: the tier (2 = the name or title is the query, 1 = it starts with the
-    /// query, 0 = text match) plus a fraction in `[0, 1)` from BM25. Hits are sorted by it,
-    /// highest first; browsing (empty query) gives every hit 0 and sorts by id.
-    pub score: f32,
-    /// An HTML-safe extract with the matched words in `<mark>` tags (see the README).
-    pub snippet: String,
-}
-
-/// Facet values and their counts, most frequent first; serialised as a JSON object.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FacetCounts(pub Vec<(String, u64)>);
-
-impl FacetCounts {
-    /// Returns the count of `value` (0 when absent).
-    pub fn get(&self, value: &str) -> u64 {
-        self.0
-            .iter()
-            .find(|(name, _)| name == value)
-            .map_or(0, |(_, count)| *count)
-    }
-}
-
-impl Serialize for FacetCounts {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (value, count) in &self.0 {
-            map.serialize_entry(value, count)?;
-        }
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for FacetCounts {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct CountsVisitor;
-        impl<'de> Visitor<'de> for CountsVisitor {
-            type Value = FacetCounts;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object of counts")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FacetCounts, A::Error> {
-                let mut counts = Vec::new();
-                while let Some(entry) = map.next_entry::<String, u64>()? {
-                    counts.push(entry);
-                }
-                Ok(FacetCounts(counts))
-            }
-        }
-        deserializer.deserialize_map(CountsVisitor)
-    }
-}
-
-/// Counts per facet value. Each facet applies every filter except its own, so it shows
-/// what choosing another value would give.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Facets {
-    /// By capability type.
-    pub capability_type: FacetCounts,
-    /// By access level.
-    pub access: FacetCounts,
-    /// By domain.
-    pub domain: FacetCounts,
-    /// By format.
-    pub format: FacetCounts,
-    /// By tag (lowercased).
-    pub tag: FacetCounts,
-}
-
-/// The answer to a search: exactly the `/v1/search` body (DESIGN.md §6).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchResults {
-    /// The query as given.
-    pub query: String,
-    /// Records matching the query and filters that the caller may see.
-    pub total: u64,
-    /// The requested page of them, best first.
-    pub hits: Vec<SearchHit>,
-    /// Facet counts.
-    pub facets: Facets,
-    /// Time spent in the index, in milliseconds.
-    pub took_ms: u64,
-}
-
-/// A page of records in id order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ListRequest {
-    /// Who is asking.
-    pub caller: Caller,
-    /// Exact filters, as for searches.
-    pub filters: Filters,
-    /// The cursor of the previous page (its `next_cursor`); `None` for the first page.
-    pub after: Option<String>,
-    /// Records per page (at most [`MAX_LIMIT`]).
-    pub limit: usize,
-}
-
-impl ListRequest {
-    /// Returns a request for the first page, without filters.
-    pub fn new(caller: Caller) -> ListRequest {
-        ListRequest {
-            caller,
-            filters: Filters::default(),
-            after: None,
-            limit: DEFAULT_LIMIT,
-        }
-    }
-}
-
-/// One page of a listing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListPage {
-    /// The records, in id order.
-    pub records: Vec<Skill>,
-    /// The cursor of the next page; `None` on the last one.
-    pub next_cursor: Option<String>,
-}
 
 struct Inner {
     index: tantivy::Index,
@@ -573,4 +336,556 @@ fn facet_counts(counts: std::collections::BTreeMap<String, u64>) -> FacetCounts 
     counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     counts.truncate(MAX_FACET_VALUES);
     FacetCounts(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use crawler::Format;
+
+    use super::*;
+    use crate::document::tests::skill;
+    use crate::{Filters, Index, IndexConfig, SNIPPET_MARK_START};
+
+    /// A small directory with every access level, two formats and a CJK description.
+    fn fixture() -> SearchIndex {
+        let mut records = Vec::new();
+        let mut merge = skill(
+            "a.test",
+            "pdf-merge",
+            "PDF Merge",
+            "Merges several PDF files into one <document>.",
+        );
+        merge.tags = vec!["PDF".to_owned(), "documents".to_owned()];
+        merge.license = Some("MIT".to_owned());
+        records.push(merge);
+        let mut tools = skill(
+            "a.test",
+            "pdf-tools",
+            "PDF Tools",
+            "A toolkit for PDF forms and text extraction.",
+        );
+        tools.tags = vec!["pdf".to_owned()];
+        records.push(tools);
+        records.push(skill(
+            "a.test",
+            "csv-cleanup",
+            "CSV Cleanup",
+            "Cleans messy CSV tables.",
+        ));
+        // Mentions the name many times, but is not it.
+        records.push(skill(
+            "b.test",
+            "notes",
+            "Notes",
+            "Like pdf merge, pdf merge for notes: pdf merge, pdf merge, pdf merge.",
+        ));
+        records.push(skill(
+            "c.test",
+            "pdfplumber-guide",
+            "pdfplumber guide",
+            "Tables from documents with a Python library.",
+        ));
+        records.push(skill("c.test", "cjk", "文本工具", "PDF 文本提取工具"));
+        for (name, capability, access, description, tag) in [
+            (
+                "payroll-audit",
+                "api",
+                Access::Private,
+                "Audits payroll records for errors.",
+                "finance",
+            ),
+            (
+                "secret-pdf",
+                "api",
+                Access::Private,
+                "Reads confidential PDF statements.",
+                "finance",
+            ),
+            (
+                "invoice-extract",
+                "task",
+                Access::Restricted,
+                "Extracts invoice fields from a PDF.",
+                "finance",
+            ),
+            (
+                "style-guide",
+                "knowledge",
+                Access::Public,
+                "The house style guide.",
+                "writing",
+            ),
+        ] {
+            let mut record = skill("s.test", name, name, description);
+            record.format = Format::SkillSharing;
+            record.capability_type = capability.to_owned();
+            record.access = access;
+            record.tags = vec![tag.to_owned()];
+            records.push(record);
+        }
+        let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        for record in &records {
+            writer.upsert(record).unwrap();
+        }
+        writer.commit(1).unwrap();
+        search
+    }
+
+    fn search(index: &SearchIndex, query: &str, caller: Caller) -> SearchResults {
+        index.search(&SearchRequest::new(query, caller)).unwrap()
+    }
+
+    fn ids(results: &SearchResults) -> Vec<String> {
+        results.hits.iter().map(|hit| hit.id.to_string()).collect()
+    }
+
+    #[test]
+    fn private_records_never_reach_anonymous_callers() {
+        let index = fixture();
+        for query in [
+            "pdf",
+            "",
+            "payroll",
+            "audits payroll records",
+            "secret-pdf",
+            "finance",
+        ] {
+            let anonymous = search(&index, query, Caller::Anonymous);
+            let everyone = search(&index, query, Caller::Authenticated);
+            assert!(
+                anonymous
+                    .hits
+                    .iter()
+                    .all(|hit| hit.access != Access::Private),
+                "{query:?}"
+            );
+            assert_eq!(anonymous.facets.access.get("private"), 0, "{query:?}");
+            let private = everyone
+                .hits
+                .iter()
+                .filter(|hit| hit.access == Access::Private)
+                .count() as u64;
+            assert_eq!(anonymous.total + private, everyone.total, "{query:?}");
+            let tag_total: u64 = anonymous.facets.tag.0.iter().map(|(_, n)| n).sum();
+            let private_tags = u64::from(query.is_empty() || query == "finance") * 2;
+            let all_tags: u64 = everyone.facets.tag.0.iter().map(|(_, n)| n).sum();
+            if query.is_empty() {
+                assert_eq!(tag_total + private_tags, all_tags);
+            }
+        }
+        // Filtering on private shows nothing anonymously, not even a count.
+        let mut request = SearchRequest::new("", Caller::Anonymous);
+        request.filters.access = vec!["private".to_owned()];
+        let results = index.search(&request).unwrap();
+        assert_eq!((results.total, results.hits.len()), (0, 0));
+        assert_eq!(results.facets.access.get("private"), 0);
+        assert_eq!(results.facets.domain.get("s.test"), 0);
+        request.caller = Caller::Authenticated;
+        assert_eq!(index.search(&request).unwrap().total, 2);
+
+        assert!(
+            index
+                .get("s.test/payroll-audit", Caller::Anonymous)
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            index
+                .get("s.test/payroll-audit", Caller::Authenticated)
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            index
+                .get("s.test/invoice-extract", Caller::Anonymous)
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            index
+                .get("nowhere.test/x", Caller::Authenticated)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(index.count(Caller::Anonymous).unwrap(), 8);
+        assert_eq!(index.count(Caller::Authenticated).unwrap(), 10);
+        assert_eq!(index.num_docs(), 10);
+
+        let mut listed = Vec::new();
+        let mut request = ListRequest::new(Caller::Anonymous);
+        request.limit = 3;
+        loop {
+            let page = index.list(&request).unwrap();
+            listed.extend(page.records.iter().map(|skill| skill.id.to_string()));
+            match page.next_cursor {
+                Some(cursor) => request.after = Some(cursor),
+                None => break,
+            }
+        }
+        assert_eq!(listed.len(), 8);
+        assert!(
+            !listed
+                .iter()
+                .any(|id| id.contains("payroll") || id.contains("secret"))
+        );
+        let mut sorted = listed.clone();
+        sorted.sort();
+        assert_eq!(listed, sorted);
+    }
+
+    #[test]
+    fn filters_and_facets() {
+        let index = fixture();
+        let run = |filters: Filters, caller| {
+            let mut request = SearchRequest::new("", caller);
+            request.filters = filters;
+            index.search(&request).unwrap()
+        };
+        // One value.
+        let results = run(
+            Filters {
+                capability_type: vec!["API".to_owned()],
+                ..Filters::default()
+            },
+            Caller::Authenticated,
+        );
+        assert_eq!(ids(&results), ["s.test/payroll-audit", "s.test/secret-pdf"]);
+        // The filtered facet still counts the other values; the others count only api.
+        assert_eq!(results.facets.capability_type.get("skill"), 6);
+        assert_eq!(results.facets.capability_type.get("task"), 1);
+        assert_eq!(results.facets.capability_type.get("api"), 2);
+        assert_eq!(results.facets.domain.0, [("s.test".to_owned(), 2)]);
+        assert_eq!(results.facets.format.0, [("skill-sharing".to_owned(), 2)]);
+
+        // OR within a field (repeated or comma-separated), AND across fields.
+        let results = run(
+            Filters {
+                capability_type: vec!["api,task".to_owned(), "knowledge".to_owned()],
+                access: vec!["restricted".to_owned(), "public".to_owned()],
+                ..Filters::default()
+            },
+            Caller::Authenticated,
+        );
+        assert_eq!(
+            ids(&results),
+            ["s.test/invoice-extract", "s.test/style-guide"]
+        );
+        assert_eq!(results.facets.access.get("private"), 2);
+        assert_eq!(results.facets.access.get("public"), 1);
+
+        for (filters, expected) in [
+            (
+                Filters {
+                    domain: vec!["A.TEST".to_owned()],
+                    ..Filters::default()
+                },
+                vec!["a.test/csv-cleanup", "a.test/pdf-merge", "a.test/pdf-tools"],
+            ),
+            (
+                Filters {
+                    format: vec!["skill-sharing".to_owned()],
+                    ..Filters::default()
+                },
+                vec!["s.test/invoice-extract", "s.test/style-guide"],
+            ),
+            (
+                Filters {
+                    tag: vec!["pdf".to_owned()],
+                    ..Filters::default()
+                },
+                vec!["a.test/pdf-merge", "a.test/pdf-tools"],
+            ),
+            (
+                Filters {
+                    license: vec!["mit".to_owned()],
+                    ..Filters::default()
+                },
+                vec!["a.test/pdf-merge"],
+            ),
+            (
+                Filters {
+                    tag: vec!["no-such-tag".to_owned()],
+                    ..Filters::default()
+                },
+                vec![],
+            ),
+        ] {
+            let results = run(filters.clone(), Caller::Anonymous);
+            assert_eq!(ids(&results), expected, "{filters:?}");
+            assert_eq!(results.total, expected.len() as u64);
+        }
+        // Facets are sorted by count, then value.
+        let results = run(Filters::default(), Caller::Anonymous);
+        assert_eq!(
+            results.facets.domain.0,
+            [
+                ("a.test".to_owned(), 3),
+                ("c.test".to_owned(), 2),
+                ("s.test".to_owned(), 2),
+                ("b.test".to_owned(), 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn exact_names_then_prefixes_then_text() {
+        let index = fixture();
+        let results = search(&index, "pdf merge", Caller::Anonymous);
+        let order = ids(&results);
+        assert_eq!(order[0], "a.test/pdf-merge");
+        assert!(results.hits[0].score >= 2.0, "{}", results.hits[0].score);
+        let notes = order.iter().position(|id| id == "b.test/notes").unwrap();
+        assert!(notes > 0);
+
+        // Names that start with the query come before other text matches.
+        let results = search(&index, "pdf", Caller::Anonymous);
+        let order = ids(&results);
+        let mut first = order[..3].to_vec();
+        first.sort();
+        assert_eq!(
+            first,
+            [
+                "a.test/pdf-merge",
+                "a.test/pdf-tools",
+                "c.test/pdfplumber-guide"
+            ]
+        );
+        assert!(results.hits[2].score >= 1.0 && results.hits[3].score < 1.0);
+        assert!(order.contains(&"s.test/invoice-extract".to_owned()));
+        for pair in results.hits.windows(2) {
+            assert!(pair[0].score >= pair[1].score);
+        }
+
+        // A title counts like a name.
+        let results = search(&index, "CSV cleanup", Caller::Anonymous);
+        assert_eq!(ids(&results)[0], "a.test/csv-cleanup");
+    }
+
+    #[test]
+    fn last_word_prefixes_and_typos() {
+        let index = fixture();
+        // Search as you type: the last word is a prefix.
+        assert_eq!(
+            ids(&search(&index, "pdfplu", Caller::Anonymous))[0],
+            "c.test/pdfplumber-guide"
+        );
+        let results = search(&index, "invoice fie", Caller::Anonymous);
+        assert_eq!(ids(&results)[0], "s.test/invoice-extract");
+        // One typo in a long word, when exact terms find little.
+        let results = search(&index, "invoce", Caller::Anonymous);
+        assert_eq!(ids(&results), ["s.test/invoice-extract"]);
+        let results = search(&index, "payrol audt", Caller::Authenticated);
+        assert!(ids(&results).contains(&"s.test/payroll-audit".to_owned()));
+        // Short words get no typo matching.
+        assert!(search(&index, "pfd", Caller::Anonymous).hits.is_empty());
+    }
+
+    #[test]
+    fn typos_only_add_results_when_exact_terms_find_few() {
+        let Index {
+            mut writer,
+            search: index,
+        } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        for n in 0..5 {
+            writer
+                .upsert(&skill("w.test", &format!("w{n}"), "W", "A widget maker."))
+                .unwrap();
+        }
+        writer
+            .upsert(&skill("w.test", "typo", "T", "A widgte maker."))
+            .unwrap();
+        writer.commit(1).unwrap();
+        let exact = search(&index, "widget", Caller::Anonymous);
+        assert_eq!(exact.total, 5);
+        assert!(!ids(&exact).contains(&"w.test/typo".to_owned()));
+        // Exact "widgte" finds one record, so the near spellings are added below it.
+        let few = search(&index, "widgte", Caller::Anonymous);
+        assert_eq!(few.total, 6);
+        assert_eq!(ids(&few)[0], "w.test/typo");
+    }
+
+    #[test]
+    fn cjk_text_is_searchable() {
+        let index = fixture();
+        let results = search(&index, "文本提取", Caller::Anonymous);
+        assert_eq!(ids(&results)[0], "c.test/cjk");
+        assert!(
+            results.hits[0].snippet.contains("<mark>文本提取</mark>"),
+            "{}",
+            results.hits[0].snippet
+        );
+        assert_eq!(
+            ids(&search(&index, "提取", Caller::Anonymous)),
+            ["c.test/cjk"]
+        );
+    }
+
+    #[test]
+    fn snippets_highlight_and_escape() {
+        let index = fixture();
+        let results = search(&index, "merge documents", Caller::Anonymous);
+        let hit = &results.hits[0];
+        assert_eq!(hit.id.to_string(), "a.test/pdf-merge");
+        insta::assert_snapshot!(
+            hit.snippet,
+            @"<mark>Merges</mark> several PDF files into one &lt;<mark>document</mark>&gt;."
+        );
+        // Without a highlight, the snippet is the start of the description, escaped.
+        let browse = search(&index, "", Caller::Anonymous);
+        let merge = browse
+            .hits
+            .iter()
+            .find(|hit| hit.name.as_str() == "pdf-merge")
+            .unwrap();
+        assert!(!merge.snippet.contains(SNIPPET_MARK_START));
+        assert!(merge.snippet.contains("&lt;document&gt;"));
+    }
+
+    #[test]
+    fn hostile_queries_are_results_or_nothing() {
+        let index = fixture();
+        let long = "pdf ".repeat(25_000);
+        let lone_surrogate = String::from_utf16_lossy(&[0xD800, 0x0070, 0x0064, 0x0066]);
+        let hostile = [
+            "((((",
+            "))))",
+            "AND OR NOT",
+            "\"unbalanced",
+            "\"\"",
+            "\"",
+            "c++ (",
+            "title:pdf",
+            "*",
+            "pdf*",
+            "-pdf",
+            "+",
+            "a AND",
+            "[1 TO 2]",
+            "\u{0}\u{1}\u{7f}\u{1b}[2J",
+            "🦀🦀🦀",
+            "\u{200b}\u{feff}",
+            "ſ ß Ⅸ",
+            "%00%ff",
+            "\\",
+            "'; DROP TABLE skills; --",
+            &long,
+            &lone_surrogate,
+        ];
+        for query in hostile {
+            for caller in [Caller::Anonymous, Caller::Authenticated] {
+                let mut request = SearchRequest::new(query, caller);
+                request.limit = usize::MAX;
+                request.offset = usize::MAX;
+                let results = index.search(&request).unwrap();
+                assert!(results.hits.is_empty());
+                request.offset = 0;
+                let results = index.search(&request).unwrap();
+                assert!(results.hits.len() as u64 <= results.total);
+                assert!(results.hits.len() <= MAX_LIMIT);
+            }
+        }
+        assert!(!search(&index, &long, Caller::Anonymous).hits.is_empty());
+        // Operators are words (stop words here); the last one is still a prefix.
+        assert_eq!(
+            ids(&search(&index, "AND OR NOT", Caller::Anonymous)),
+            ["b.test/notes"]
+        );
+    }
+
+    #[test]
+    fn pages_and_browsing() {
+        let index = fixture();
+        let all = search(&index, "", Caller::Anonymous);
+        assert_eq!(all.total, 8);
+        assert!(all.hits.iter().all(|hit| hit.score == 0.0));
+        let mut sorted = ids(&all);
+        sorted.sort();
+        assert_eq!(ids(&all), sorted);
+        let mut request = SearchRequest::new("pdf", Caller::Anonymous);
+        let full = index.search(&request).unwrap();
+        request.limit = 2;
+        let first = index.search(&request).unwrap();
+        request.offset = 2;
+        let second = index.search(&request).unwrap();
+        assert_eq!(first.total, full.total);
+        assert_eq!([ids(&first), ids(&second)].concat(), ids(&full)[..4]);
+        request.limit = 0;
+        request.offset = 0;
+        let counts = index.search(&request).unwrap();
+        assert!(counts.hits.is_empty());
+        assert_eq!(counts.total, full.total);
+        assert_eq!(counts.facets, full.facets);
+    }
+
+    #[test]
+    fn the_results_are_the_v1_search_body() {
+        let index = fixture();
+        let mut request = SearchRequest::new("invoice", Caller::Anonymous);
+        request.limit = 1;
+        let results = index.search(&request).unwrap();
+        insta::assert_json_snapshot!(
+            results,
+            { ".took_ms" => "[took_ms]", ".hits[].score" => "[score]" },
+            @r#"
+    {
+      "query": "invoice",
+      "total": 1,
+      "hits": [
+        {
+          "id": "s.test/invoice-extract",
+          "domain": "s.test",
+          "name": "invoice-extract",
+          "title": "invoice-extract",
+          "description": "Extracts invoice fields from a PDF.",
+          "capability_type": "task",
+          "access": "restricted",
+          "format": "skill-sharing",
+          "version": null,
+          "source_url": "https://s.test/.well-known/skills/invoice-extract/SKILL.md",
+          "score": "[score]",
+          "snippet": "Extracts <mark>invoice</mark> fields from a PDF."
+        }
+      ],
+      "facets": {
+        "capability_type": {
+          "task": 1
+        },
+        "access": {
+          "restricted": 1
+        },
+        "domain": {
+          "s.test": 1
+        },
+        "format": {
+          "skill-sharing": 1
+        },
+        "tag": {
+          "finance": 1
+        }
+      },
+      "took_ms": "[took_ms]"
+    }
+    "#
+        );
+        let json = serde_json::to_value(&results).unwrap();
+        let back: SearchResults = serde_json::from_value(json).unwrap();
+        assert_eq!(back, results);
+    }
+
+    #[test]
+    fn a_reader_sees_new_commits() {
+        let Index {
+            mut writer,
+            search: index,
+        } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        let reader = index.clone();
+        let handle = std::thread::spawn(move || reader.num_docs());
+        assert_eq!(handle.join().unwrap(), 0);
+        writer
+            .upsert(&skill("n.test", "new", "New", "Fresh."))
+            .unwrap();
+        writer.commit(7).unwrap();
+        assert_eq!(search(&index, "fresh", Caller::Anonymous).total, 1);
+        assert_eq!(index.committed_seq().unwrap(), 7);
+    }
 }

@@ -80,8 +80,15 @@ fn highlighted(generator: Option<&SnippetGenerator>, text: &str) -> Option<Strin
     if snippet.highlighted().is_empty() {
         return None;
     }
-    let range = snippet.fragment_range();
+    let mut range = snippet.fragment_range();
     let start = range.start;
+    // Keep the punctuation that ends or starts the text rather than cutting it off.
+    if !text[range.end..].chars().any(char::is_alphanumeric) {
+        range.end = text.len();
+    }
+    if !text[..range.start].chars().any(char::is_alphanumeric) {
+        range.start = 0;
+    }
     let marks: Vec<Range<usize>> = snippet
         .highlighted()
         .iter()

@@ -97,3 +97,142 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
     }
     Ok(stats)
 }
+
+#[cfg(test)]
+mod tests {
+    use crawler::Skill;
+    use crawler::store::{DomainStatus, Outcome};
+    use time::OffsetDateTime;
+    use time::macros::datetime;
+    use url::Url;
+
+    use super::*;
+    use crate::document::tests::skill;
+    use crate::{Caller, Index, IndexConfig};
+
+    const T1: OffsetDateTime = datetime!(2026-11-01 10:00 UTC);
+    const T2: OffsetDateTime = datetime!(2026-11-02 10:00 UTC);
+
+    fn status(now: OffsetDateTime) -> DomainStatus {
+        DomainStatus {
+            domain: "a.test".parse().unwrap(),
+            origin: "https://a.test".to_owned(),
+            outcome: Outcome::Ok,
+            formats: vec![crawler::Format::AgentSkills],
+            indexes: vec![Url::parse("https://a.test/.well-known/skills/index.json").unwrap()],
+            skills: 0,
+            requests: 1,
+            errors: Vec::new(),
+            diagnostics: Vec::new(),
+            crawled_at: now,
+            last_success: Some(now),
+        }
+    }
+
+    fn records(names: &[&str], description: &str) -> Vec<Skill> {
+        names
+            .iter()
+            .map(|name| skill("a.test", name, name, description))
+            .collect()
+    }
+
+    #[test]
+    fn the_index_follows_the_change_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let config = IndexConfig {
+            sync_batch: 2,
+            ..IndexConfig::default()
+        };
+        let Index { mut writer, search } =
+            Index::open_or_create(&dir.path().join("index"), config.clone()).unwrap();
+
+        // Nothing to do on an empty store.
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!((stats.upserted, stats.deleted, stats.commits), (0, 0, 0));
+
+        store
+            .apply_domain(
+                &status(T1),
+                records(&["alpha", "beta", "gamma"], "First."),
+                T1,
+            )
+            .unwrap();
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!(
+            stats,
+            SyncStats {
+                from_seq: 0,
+                to_seq: 3,
+                upserted: 3,
+                deleted: 0,
+                commits: 2,
+                rebuilt: true,
+            }
+        );
+        assert_eq!(search.num_docs(), 3);
+
+        // beta changes, gamma vanishes (a tombstone).
+        store
+            .apply_domain(&status(T2), records(&["alpha", "beta"], "Second."), T2)
+            .unwrap();
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!((stats.from_seq, stats.to_seq), (3, 6));
+        assert_eq!(
+            (stats.upserted, stats.deleted, stats.rebuilt),
+            (2, 1, false)
+        );
+        assert_eq!(search.num_docs(), 2);
+        assert!(
+            search
+                .get("a.test/gamma", Caller::Authenticated)
+                .unwrap()
+                .is_none()
+        );
+        let beta = search
+            .get("a.test/beta", Caller::Anonymous)
+            .unwrap()
+            .unwrap();
+        assert_eq!(beta, store.record("a.test/beta").unwrap().unwrap().skill);
+
+        // Up to date: no commit.
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!((stats.commits, stats.from_seq, stats.to_seq), (0, 6, 6));
+
+        // The sequence number survives a restart.
+        drop(writer);
+        let Index { mut writer, .. } =
+            Index::open_or_create(&dir.path().join("index"), config).unwrap();
+        assert_eq!(writer.committed_seq(), 6);
+        assert_eq!(sync(&store, &mut writer).unwrap().commits, 0);
+    }
+
+    #[test]
+    fn a_store_behind_the_index_means_a_rebuild() {
+        let dir = tempfile::tempdir().unwrap();
+        let Index { mut writer, search } =
+            Index::open_or_create(&dir.path().join("index"), IndexConfig::default()).unwrap();
+        let old = Store::open(&dir.path().join("old")).unwrap();
+        old.apply_domain(&status(T1), records(&["a", "b", "c"], "Old."), T1)
+            .unwrap();
+        sync(&old, &mut writer).unwrap();
+        assert_eq!(search.num_docs(), 3);
+
+        // A new, shorter store: the index is rebuilt from it.
+        let new = Store::open(&dir.path().join("new")).unwrap();
+        new.apply_domain(&status(T2), records(&["z"], "New."), T2)
+            .unwrap();
+        let stats = sync(&new, &mut writer).unwrap();
+        assert!(stats.rebuilt);
+        assert_eq!((stats.to_seq, stats.upserted), (1, 1));
+        assert_eq!(search.num_docs(), 1);
+        assert!(search.get("a.test/z", Caller::Anonymous).unwrap().is_some());
+
+        // An empty store empties the index.
+        let empty = Store::open(&dir.path().join("empty")).unwrap();
+        let stats = sync(&empty, &mut writer).unwrap();
+        assert!(stats.rebuilt);
+        assert_eq!(search.num_docs(), 0);
+        assert_eq!(writer.committed_seq(), 0);
+    }
+}
