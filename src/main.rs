@@ -2,6 +2,7 @@
 //! them and serves them. See `skillscout --help`.
 
 mod cli;
+mod search;
 mod validate;
 
 use std::io::Write;
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
 
     let result = match cli.command {
         Command::Validate(args) => validate::run(&args),
+        Command::Search(args) => search::run(&cli.data, &args),
     };
     match result {
         Ok(status) => status.into(),
