@@ -11,6 +11,7 @@ use crawler::blobs::Blobs;
 use crawler::crawl::{CrawlConfig, CrawlReport};
 use crawler::seeds::{SeedTarget, parse_seeds};
 use crawler::store::{Outcome, Store};
+use indexer::{Index, IndexConfig};
 
 use crate::ExitStatus;
 use crate::cli::{CrawlArgs, DEFAULT_SEEDS};
@@ -70,6 +71,11 @@ pub(crate) fn run(data: &Path, args: &CrawlArgs, bar: &ActiveBar) -> anyhow::Res
         Err(error) => return could_not_run(&anyhow::Error::new(error)),
     };
 
+    // The index is a view of the store: bring it up to date with what this crawl stored
+    // (also after an interruption: the finished domains are stored).
+    if let Err(error) = sync_index(data, &store) {
+        return could_not_run(&error);
+    }
     if let Some(path) = &args.report {
         write_report(path, &report)?;
     }
@@ -104,6 +110,23 @@ pub(crate) fn open_data(data: &Path) -> anyhow::Result<(Arc<Store>, Blobs)> {
     let blobs = Blobs::open(data)
         .with_context(|| format!("cannot create the blob store in {}", data.display()))?;
     Ok((Arc::new(store), blobs))
+}
+
+/// Applies the store's new changes to the search index in `DATA/index`.
+pub(crate) fn sync_index(data: &Path, store: &Store) -> anyhow::Result<indexer::SyncStats> {
+    let dir = data.join(indexer::INDEX_DIR);
+    let Index { mut writer, .. } = Index::open_or_create(&dir, IndexConfig::default())
+        .with_context(|| format!("cannot open the search index in {}", dir.display()))?;
+    let stats = indexer::sync(store, &mut writer)
+        .with_context(|| format!("cannot update the search index in {}", dir.display()))?;
+    tracing::info!(
+        upserted = stats.upserted,
+        deleted = stats.deleted,
+        rebuilt = stats.rebuilt,
+        seq = stats.to_seq,
+        "search index updated"
+    );
+    Ok(stats)
 }
 
 /// Reads the targets from the command line and the seed file; bad seed lines are reported

@@ -114,6 +114,26 @@ async fn crawl_stores_the_fixture_web_and_writes_the_report() {
         stderr(&output)
     );
 
+    // When the crawl ends, the index is up to date: search finds what was crawled, and an
+    // anonymous search does not see the private skill-sharing entry.
+    let search = |extra: &[&str]| {
+        let mut arguments = vec!["search", "--data", data.to_str().unwrap(), "--json"];
+        arguments.extend_from_slice(extra);
+        let found = skillscout(&repo_root(), &arguments);
+        assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+        serde_json::from_slice::<serde_json::Value>(&found.stdout).unwrap()
+    };
+    let body = search(&["pdf"]);
+    let ids: Vec<&str> = body["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"pdfworks.test/pdf-merge"), "{ids:?}");
+    assert_eq!(search(&[""])["total"], 11);
+    assert_eq!(search(&["--private", ""])["total"], 12);
+
     // A second crawl finds nothing new.
     let again = run(
         &repo_root(),
