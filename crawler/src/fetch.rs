@@ -293,7 +293,7 @@ impl Session<'_> {
             };
         }
         let result = self
-            .get_unchecked(&robots_url, BodyLimit::Truncate(MAX_ROBOTS_BYTES), false)
+            .get_unchecked(&robots_url, BodyLimit::Truncate(MAX_ROBOTS_BYTES))
             .await;
         match result {
             Ok((status, body)) => {
@@ -311,11 +311,14 @@ impl Session<'_> {
                 };
                 RobotsOutcome { policy, failure }
             }
-            // More redirects than RFC 9309 asks a crawler to follow: "unavailable", allow all.
-            Err(failure) if failure.code == Code::TooManyRedirects => RobotsOutcome {
-                policy: RobotsPolicy::AllowAll,
-                failure: None,
-            },
+            // More redirects than RFC 9309 asks a crawler to follow (a loop never ends):
+            // "unavailable", which allows all (§2.3.1.2).
+            Err(failure) if matches!(failure.code, Code::TooManyRedirects | Code::RedirectLoop) => {
+                RobotsOutcome {
+                    policy: RobotsPolicy::AllowAll,
+                    failure: None,
+                }
+            }
             Err(failure) => {
                 let code = match failure.code {
                     Code::Unreachable | Code::RefusedDestination => failure.code,
@@ -402,8 +405,11 @@ impl Session<'_> {
             let status = exchange.status;
 
             if status == StatusCode::NOT_MODIFIED {
+                // Only an answer to the conditional request can revalidate; a 304 to the
+                // unconditional retry below is an error, not a loop.
                 if let Some(stale) = &stale
                     && redirects == 0
+                    && conditional.is_some()
                 {
                     match self.revalidated(url, stale, &exchange) {
                         Some(response) => return Ok(response),
@@ -465,18 +471,18 @@ impl Session<'_> {
     }
 
     /// Fetches `url` without robots.txt checks (for robots.txt itself) or caching, following
-    /// redirects; returns the final status (any) and body.
+    /// redirects; returns the final status (any) and body. The host's pause is the host delay
+    /// (its `Crawl-delay` is not known yet).
     async fn get_unchecked(
         &mut self,
         url: &Url,
         limit: BodyLimit,
-        check_robots: bool,
     ) -> Result<(StatusCode, Vec<u8>), FetchFailure> {
         let mut current = url.clone();
         let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
         for _ in 0..=self.fetcher.settings.max_redirects {
             check_scheme_and_literal(&current, self.fetcher.settings.allow_private)?;
-            let exchange = self.exchange(&current, None, limit, check_robots).await?;
+            let exchange = self.exchange(&current, None, limit, false).await?;
             if exchange.status.is_redirection() && exchange.status != StatusCode::NOT_MODIFIED {
                 let next = redirect_target(&current, &exchange.headers)?;
                 if !visited.insert(next.clone()) {
