@@ -34,6 +34,8 @@ struct Args {
     page: usize,
     /// Skips the relevance part.
     skip_relevance: bool,
+    /// Skips the baseline's build and latency runs (for profiling the indexer alone).
+    skip_baseline: bool,
 }
 
 fn args() -> Result<Args> {
@@ -44,11 +46,16 @@ fn args() -> Result<Args> {
         rounds: 3,
         page: 20,
         skip_relevance: false,
+        skip_baseline: false,
     };
     let mut raw = std::env::args().skip(1);
     while let Some(flag) = raw.next() {
         if flag == "--skip-relevance" {
             args.skip_relevance = true;
+            continue;
+        }
+        if flag == "--skip-baseline" {
+            args.skip_baseline = true;
             continue;
         }
         let value = raw.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -171,7 +178,7 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
 
     let started = Instant::now();
     let fts_path = dir.path().join("fts.sqlite");
-    {
+    if !args.skip_baseline {
         let fts = Connection::open(&fts_path)?;
         fts.pragma_update(None, "journal_mode", "WAL")?;
         fts.pragma_update(None, "synchronous", "NORMAL")?;
@@ -222,6 +229,17 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
                 search.search(&request).expect("search never fails on user text");
             }
         });
+        if args.skip_baseline {
+            report.push_str(&format!(
+                "| indexer | {clients} | {} | {} | {} | {:.0} |\n",
+                ms(ours.p50),
+                ms(ours.p99),
+                ms(ours.mean),
+                ours.qps
+            ));
+            report.push_str(&format!("slowest: {}\n", ours.slowest.join(", ")));
+            continue;
+        }
         let fts = measure(clients, args.rounds, &queries, || {
             let connection = Connection::open(&fts_path).expect("open the fts5 database");
             move |query: &str| {
@@ -240,6 +258,12 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
         summary.push((clients, ours, fts));
     }
     report.push('\n');
+    if let Some((_, ours, _)) = summary.first() {
+        report.push_str(&format!(
+            "Slowest queries for the indexer (1 client): {}.\n\n",
+            ours.slowest.join(", ")
+        ));
+    }
     for (clients, ours, fts) in summary {
         report.push_str(&format!(
             "- {clients} client{}: the indexer's p99 is {:.1}× lower than FTS5's, its p50 {:.1}× lower, throughput {:.1}× higher.\n",
@@ -375,6 +399,8 @@ struct Stats {
     p99: Duration,
     mean: Duration,
     qps: f64,
+    /// The slowest queries and their worst latency.
+    slowest: Vec<String>,
 }
 
 /// Runs every query `rounds` times in each of `clients` threads, each with its own searcher
@@ -390,7 +416,7 @@ where
         warm(query);
     }
     let started = Instant::now();
-    let mut latencies: Vec<Duration> = std::thread::scope(|scope| {
+    let mut timed: Vec<(Duration, usize)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..clients)
             .map(|client| {
                 let mut search = make();
@@ -402,7 +428,7 @@ where
                             let query = &queries[(index + client * 7 + round) % queries.len()];
                             let at = Instant::now();
                             search(query);
-                            latencies.push(at.elapsed());
+                            latencies.push((at.elapsed(), (index + client * 7 + round) % queries.len()));
                         }
                     }
                     latencies
@@ -415,7 +441,18 @@ where
             .collect()
     });
     let wall = started.elapsed();
-    latencies.sort();
+    timed.sort();
+    // The slowest queries, by their worst time.
+    let mut slowest: Vec<(Duration, &str)> = Vec::new();
+    for (duration, index) in timed.iter().rev() {
+        if slowest.len() == 5 {
+            break;
+        }
+        if !slowest.iter().any(|(_, query)| *query == queries[*index]) {
+            slowest.push((*duration, &queries[*index]));
+        }
+    }
+    let latencies: Vec<Duration> = timed.iter().map(|(duration, _)| *duration).collect();
     let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
     let total: Duration = latencies.iter().sum();
     Stats {
@@ -423,6 +460,10 @@ where
         p99: at(0.99),
         mean: total / latencies.len() as u32,
         qps: latencies.len() as f64 / wall.as_secs_f64(),
+        slowest: slowest
+            .into_iter()
+            .map(|(duration, query)| format!("`{query}` {}", ms(duration)))
+            .collect(),
     }
 }
 

@@ -28,7 +28,11 @@ pub(crate) const MIN_FUZZY_CHARS: usize = 5;
 /// At most this many words get typo matching.
 const MAX_FUZZY_WORDS: usize = 8;
 /// The last word is matched as a prefix when it has at least this many characters.
-const MIN_PREFIX_CHARS: usize = 2;
+pub(crate) const MIN_PREFIX_CHARS: usize = 2;
+/// Word prefixes up to this many characters are indexed (the `prefixes` field), so that
+/// matching them is one term lookup; a longer last word is matched with an automaton over
+/// the word dictionary, which is cheap for long prefixes.
+pub(crate) const MAX_INDEXED_PREFIX_CHARS: usize = 10;
 
 /// Field weights of the BM25 clauses.
 const NAME_WEIGHT: f32 = 3.0;
@@ -270,14 +274,21 @@ impl QueryBuilder {
 
         // The last word as a prefix, for search as you type.
         if let Some(last) = &parsed.last_word {
-            let prefix = FuzzyTermQuery::new_prefix(
-                Term::from_field_text(self.fields.words, last),
-                0,
-                false,
-            );
+            let prefix: Box<dyn Query> = if last.chars().count() <= MAX_INDEXED_PREFIX_CHARS {
+                Box::new(TermQuery::new(
+                    Term::from_field_text(self.fields.prefixes, last),
+                    IndexRecordOption::Basic,
+                ))
+            } else {
+                Box::new(FuzzyTermQuery::new_prefix(
+                    Term::from_field_text(self.fields.words, last),
+                    0,
+                    false,
+                ))
+            };
             matching.push((
                 Occur::Should,
-                Box::new(ConstScoreQuery::new(Box::new(prefix), PREFIX_SCORE)),
+                Box::new(ConstScoreQuery::new(prefix, PREFIX_SCORE)),
             ));
         }
 
