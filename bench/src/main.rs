@@ -218,7 +218,11 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
          five facets and snippets, as an anonymous caller. The baseline's is top 20 by bm25 \
          with a snippet, nothing else.\n\n",
     );
-    report.push_str("| engine | clients | p50 | p99 | mean | queries/s |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    let load_before = load_average().unwrap_or_else(|| "unknown".to_owned());
+    report.push_str(
+        "| engine | clients | p50 | p99 | mean | queries/s | CPU time p50 | CPU time p99 |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+    );
     let mut summary = Vec::new();
     for clients in [1, CLIENTS] {
         let ours = measure(clients, args.rounds, &queries, || {
@@ -231,11 +235,13 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
         });
         if args.skip_baseline {
             report.push_str(&format!(
-                "| indexer | {clients} | {} | {} | {} | {:.0} |\n",
+                "| indexer | {clients} | {} | {} | {} | {:.0} | {} | {} |\n",
                 ms(ours.p50),
                 ms(ours.p99),
                 ms(ours.mean),
-                ours.qps
+                ours.qps,
+                ms(ours.cpu_p50),
+                ms(ours.cpu_p99)
             ));
             report.push_str(&format!("slowest: {}\n", ours.slowest.join(", ")));
             continue;
@@ -248,16 +254,23 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
         });
         for (name, stats) in [("indexer", &ours), ("SQLite FTS5", &fts)] {
             report.push_str(&format!(
-                "| {name} | {clients} | {} | {} | {} | {:.0} |\n",
+                "| {name} | {clients} | {} | {} | {} | {:.0} | {} | {} |\n",
                 ms(stats.p50),
                 ms(stats.p99),
                 ms(stats.mean),
-                stats.qps
+                stats.qps,
+                ms(stats.cpu_p50),
+                ms(stats.cpu_p99)
             ));
         }
         summary.push((clients, ours, fts));
     }
-    report.push('\n');
+    report.push_str(&format!(
+        "\nLoad average (1 min) before and after the latency runs: {load_before} and {}. The \
+         CPU time columns are each query's own time on a core (from \
+         `CLOCK_THREAD_CPUTIME_ID`), which other work on the machine does not inflate.\n\n",
+        load_average().unwrap_or_else(|| "unknown".to_owned())
+    ));
     if let Some((_, ours, _)) = summary.first() {
         report.push_str(&format!(
             "Slowest queries for the indexer (1 client): {}.\n\n",
@@ -401,6 +414,9 @@ struct Stats {
     qps: f64,
     /// The slowest queries and their worst latency.
     slowest: Vec<String>,
+    /// On-CPU time per query (what a query costs, apart from waiting for a core).
+    cpu_p50: Duration,
+    cpu_p99: Duration,
 }
 
 /// Runs every query `rounds` times in each of `clients` threads, each with its own searcher
@@ -416,7 +432,7 @@ where
         warm(query);
     }
     let started = Instant::now();
-    let mut timed: Vec<(Duration, usize)> = std::thread::scope(|scope| {
+    let mut timed: Vec<(Duration, usize, Duration)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..clients)
             .map(|client| {
                 let mut search = make();
@@ -426,9 +442,15 @@ where
                         // Each client walks the queries from a different place.
                         for index in 0..queries.len() {
                             let query = &queries[(index + client * 7 + round) % queries.len()];
+                            let cpu = thread_cpu_time();
                             let at = Instant::now();
                             search(query);
-                            latencies.push((at.elapsed(), (index + client * 7 + round) % queries.len()));
+                            let elapsed = at.elapsed();
+                            let cpu = match (cpu, thread_cpu_time()) {
+                                (Some(before), Some(after)) => after.saturating_sub(before),
+                                _ => Duration::ZERO,
+                            };
+                            latencies.push((elapsed, (index + client * 7 + round) % queries.len(), cpu));
                         }
                     }
                     latencies
@@ -444,7 +466,7 @@ where
     timed.sort();
     // The slowest queries, by their worst time.
     let mut slowest: Vec<(Duration, &str)> = Vec::new();
-    for (duration, index) in timed.iter().rev() {
+    for (duration, index, _) in timed.iter().rev() {
         if slowest.len() == 5 {
             break;
         }
@@ -452,7 +474,10 @@ where
             slowest.push((*duration, &queries[*index]));
         }
     }
-    let latencies: Vec<Duration> = timed.iter().map(|(duration, _)| *duration).collect();
+    let latencies: Vec<Duration> = timed.iter().map(|(duration, _, _)| *duration).collect();
+    let mut cpu: Vec<Duration> = timed.iter().map(|(_, _, cpu)| *cpu).collect();
+    cpu.sort();
+    let cpu_at = |q: f64| cpu[((cpu.len() - 1) as f64 * q).round() as usize];
     let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
     let total: Duration = latencies.iter().sum();
     Stats {
@@ -460,11 +485,38 @@ where
         p99: at(0.99),
         mean: total / latencies.len() as u32,
         qps: latencies.len() as f64 / wall.as_secs_f64(),
+        cpu_p50: cpu_at(0.50),
+        cpu_p99: cpu_at(0.99),
         slowest: slowest
             .into_iter()
             .map(|(duration, query)| format!("`{query}` {}", ms(duration)))
             .collect(),
     }
+}
+
+/// Returns the time the calling thread has spent on a CPU. On a shared machine this shows a
+/// query's own cost apart from the time it waited for a core.
+fn thread_cpu_time() -> Option<Duration> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable timespec for the duration of the call.
+    #[allow(unsafe_code)]
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    if status != 0 {
+        return None;
+    }
+    Some(Duration::new(
+        u64::try_from(now.tv_sec).ok()?,
+        u32::try_from(now.tv_nsec).ok()?,
+    ))
+}
+
+/// Returns the 1-minute load average (Linux; `None` elsewhere).
+fn load_average() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next().map(str::to_owned)
 }
 
 fn ms(duration: Duration) -> String {

@@ -175,7 +175,7 @@ impl SearchIndex {
             scored: !parsed.is_empty,
             max_facet_values: MAX_FACET_VALUES,
         };
-        let mut builder = QueryBuilder::new(*self.fields());
+        let mut builder = QueryBuilder::new(*self.fields()).with_statistics(&searcher);
         let run = |text: &dyn Query| -> Result<Collected> {
             let query = self.visible(text.box_clone(), request.caller);
             searcher
