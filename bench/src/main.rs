@@ -110,7 +110,9 @@ fn relevance(corpus: &[Skill], judgements: &Judgements, report: &mut String) -> 
     let ours = eval::evaluate(judgements, |query| {
         let mut request = SearchRequest::new(query, Caller::Anonymous);
         request.limit = K;
-        let results = search.search(&request).expect("search never fails on user text");
+        let results = search
+            .search(&request)
+            .expect("search never fails on user text");
         results.hits.iter().map(|hit| hit.id.to_string()).collect()
     });
     let fts = Connection::open_in_memory()?;
@@ -127,7 +129,10 @@ fn relevance(corpus: &[Skill], judgements: &Judgements, report: &mut String) -> 
     for (name, result) in [
         ("indexer (tiers + BM25, prefix, typos)", &ours),
         ("SQLite FTS5 bm25, OR-combined terms, equal weights", &equal),
-        ("SQLite FTS5 bm25, OR-combined terms, our field weights", &weighted),
+        (
+            "SQLite FTS5 bm25, OR-combined terms, our field weights",
+            &weighted,
+        ),
     ] {
         report.push_str(&format!(
             "| {name} | {:.3} | {:.3} |\n",
@@ -149,7 +154,12 @@ fn relevance(corpus: &[Skill], judgements: &Judgements, report: &mut String) -> 
 }
 
 /// Build time and query latency at scale.
-fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut String) -> Result<()> {
+fn scale(
+    args: &Args,
+    corpus: &[Skill],
+    judgements: &Judgements,
+    report: &mut String,
+) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let records = args.records;
     let started = Instant::now();
@@ -230,7 +240,9 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
             move |query: &str| {
                 let mut request = SearchRequest::new(query, Caller::Anonymous);
                 request.limit = args.page;
-                search.search(&request).expect("search never fails on user text");
+                search
+                    .search(&request)
+                    .expect("search never fails on user text");
             }
         });
         if args.skip_baseline {
@@ -279,10 +291,14 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
     }
     for (clients, ours, fts) in summary {
         report.push_str(&format!(
-            "- {clients} client{}: the indexer's p99 is {:.1}× lower than FTS5's, its p50 {:.1}× lower, throughput {:.1}× higher.\n",
+            "- {clients} client{}: p99 {} vs {} ({}), p50 {} vs {} ({}), throughput {:.1}× the baseline's.\n",
             if clients == 1 { "" } else { "s" },
-            fts.p99.as_secs_f64() / ours.p99.as_secs_f64(),
-            fts.p50.as_secs_f64() / ours.p50.as_secs_f64(),
+            ms(ours.p99),
+            ms(fts.p99),
+            compare(ours.p99, fts.p99),
+            ms(ours.p50),
+            ms(fts.p50),
+            compare(ours.p50, fts.p50),
             ours.qps / fts.qps
         ));
     }
@@ -450,7 +466,11 @@ where
                                 (Some(before), Some(after)) => after.saturating_sub(before),
                                 _ => Duration::ZERO,
                             };
-                            latencies.push((elapsed, (index + client * 7 + round) % queries.len(), cpu));
+                            latencies.push((
+                                elapsed,
+                                (index + client * 7 + round) % queries.len(),
+                                cpu,
+                            ));
                         }
                     }
                     latencies
@@ -517,6 +537,16 @@ fn thread_cpu_time() -> Option<Duration> {
 fn load_average() -> Option<String> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     text.split_whitespace().next().map(str::to_owned)
+}
+
+/// Says how the indexer's time compares with the baseline's.
+fn compare(ours: Duration, baseline: Duration) -> String {
+    let (ours, baseline) = (ours.as_secs_f64(), baseline.as_secs_f64());
+    if ours <= baseline {
+        format!("the indexer {:.1}× lower", baseline / ours)
+    } else {
+        format!("the baseline {:.1}× lower", ours / baseline)
+    }
 }
 
 fn ms(duration: Duration) -> String {

@@ -125,6 +125,65 @@ fn search_finds_fixture_skills_and_hides_private_ones() {
 }
 
 #[test]
+fn search_json_is_the_v1_search_body() {
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+    let output = skillscout(
+        &repo_root(),
+        &[
+            "search",
+            "--data",
+            dir.path().to_str().unwrap(),
+            "--json",
+            "invoice",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let body: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    insta::assert_json_snapshot!(body, { ".took_ms" => "[took_ms]", ".hits[].score" => "[score]" }, @r#"
+    {
+      "query": "invoice",
+      "total": 1,
+      "hits": [
+        {
+          "id": "services.test/test.services.invoice-extract-v1",
+          "domain": "services.test",
+          "name": "test.services.invoice-extract-v1",
+          "title": "Invoice Data Extraction",
+          "description": "Extracts totals, dates, line items and tax from PDF and image invoices.",
+          "capability_type": "api",
+          "access": "restricted",
+          "format": "skill-sharing",
+          "version": "1.3.0",
+          "source_url": "https://services.test/descriptors/invoice-extract-v1.json",
+          "score": "[score]",
+          "snippet": "Extracts totals, dates, line items and tax from PDF and image <mark>invoices</mark>."
+        }
+      ],
+      "facets": {
+        "capability_type": {
+          "api": 1
+        },
+        "access": {
+          "restricted": 1
+        },
+        "domain": {
+          "services.test": 1
+        },
+        "format": {
+          "skill-sharing": 1
+        },
+        "tag": {
+          "api": 1,
+          "invoice": 1
+        }
+      },
+      "took_ms": "[took_ms]"
+    }
+    "#);
+}
+
+#[test]
 fn search_prints_a_readable_list() {
     let dir = tempfile::tempdir().unwrap();
     build_data_dir(dir.path());
