@@ -846,6 +846,29 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_text_is_a_query(query in "\\PC{0,40}|[\"()*:+\\-~^ a-z]{0,20}", authenticated: bool) {
+            let index = fixture_index();
+            let caller = if authenticated { Caller::Authenticated } else { Caller::Anonymous };
+            let results = index.search(&SearchRequest::new(query.clone(), caller)).unwrap();
+            proptest::prop_assert_eq!(&results.query, &query);
+            proptest::prop_assert!(results.hits.len() as u64 <= results.total);
+            let visible = if authenticated { 10 } else { 8 };
+            proptest::prop_assert!(results.total <= visible);
+            for pair in results.hits.windows(2) {
+                proptest::prop_assert!(pair[0].score >= pair[1].score);
+            }
+        }
+    }
+
+    /// The fixture, built once for the property test's many cases.
+    fn fixture_index() -> SearchIndex {
+        static FIXTURE: std::sync::OnceLock<SearchIndex> = std::sync::OnceLock::new();
+        FIXTURE.get_or_init(fixture).clone()
+    }
+
     #[test]
     fn pages_and_browsing() {
         let index = fixture();

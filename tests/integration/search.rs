@@ -2,6 +2,7 @@
 //! records put in a crawl store, then synced into the index.
 
 use std::path::Path;
+use std::process::Output;
 
 use crawler::store::{DomainStatus, Outcome, Store};
 use indexer::{Index, IndexConfig, SearchResults};
@@ -50,10 +51,18 @@ fn build_data_dir(data: &Path) {
     assert!(stats.upserted > 5, "{stats:?}");
 }
 
-fn search_json(data: &Path, args: &[&str]) -> SearchResults {
-    let mut all = vec!["search", "--data", data.to_str().unwrap(), "--json"];
+/// Runs `skillscout search --data DATA ARGS`.
+fn run_search(data: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["search", "--data", data.to_str().unwrap()];
     all.extend_from_slice(args);
-    let output = skillscout(&repo_root(), &all);
+    skillscout(&repo_root(), &all)
+}
+
+/// Runs `skillscout search --data DATA --json ARGS` and decodes the results.
+fn search_json(data: &Path, args: &[&str]) -> SearchResults {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let output = run_search(data, &all);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     serde_json::from_str(&stdout(&output)).unwrap()
 }
@@ -73,16 +82,7 @@ fn search_finds_fixture_skills_and_hides_private_ones() {
     );
 
     // The JSON is exactly the /v1/search body.
-    let output = skillscout(
-        &repo_root(),
-        &[
-            "search",
-            "--data",
-            dir.path().to_str().unwrap(),
-            "--json",
-            "payroll",
-        ],
-    );
+    let output = run_search(dir.path(), &["--json", "payroll"]);
     let body: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     let keys: Vec<&str> = body
         .as_object()
@@ -128,16 +128,7 @@ fn search_finds_fixture_skills_and_hides_private_ones() {
 fn search_json_is_the_v1_search_body() {
     let dir = tempfile::tempdir().unwrap();
     build_data_dir(dir.path());
-    let output = skillscout(
-        &repo_root(),
-        &[
-            "search",
-            "--data",
-            dir.path().to_str().unwrap(),
-            "--json",
-            "invoice",
-        ],
-    );
+    let output = run_search(dir.path(), &["--json", "invoice"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let body: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     insta::assert_json_snapshot!(body, { ".took_ms" => "[took_ms]", ".hits[].score" => "[score]" }, @r#"
@@ -187,16 +178,7 @@ fn search_json_is_the_v1_search_body() {
 fn search_prints_a_readable_list() {
     let dir = tempfile::tempdir().unwrap();
     build_data_dir(dir.path());
-    let output = skillscout(
-        &repo_root(),
-        &[
-            "search",
-            "--data",
-            dir.path().to_str().unwrap(),
-            "pdf",
-            "forms",
-        ],
-    );
+    let output = run_search(dir.path(), &["pdf", "forms"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     let first: Vec<&str> = text.lines().take(2).collect();
@@ -206,10 +188,7 @@ fn search_prints_a_readable_list() {
     ");
     assert!(text.contains(" skills ("), "{text}");
 
-    let output = skillscout(
-        &repo_root(),
-        &["search", "--data", dir.path().to_str().unwrap(), "zzzqqq"],
-    );
+    let output = run_search(dir.path(), &["zzzqqq"]);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(stdout(&output), "no skills match \"zzzqqq\"\n");
 }
@@ -217,10 +196,7 @@ fn search_prints_a_readable_list() {
 #[test]
 fn search_without_an_index_says_to_crawl_first() {
     let dir = tempfile::tempdir().unwrap();
-    let output = skillscout(
-        &repo_root(),
-        &["search", "--data", dir.path().to_str().unwrap(), "pdf"],
-    );
+    let output = run_search(dir.path(), &["pdf"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stdout(&output).is_empty());
     assert!(
