@@ -5,6 +5,17 @@
 //! `NOT` are words, and English stop words at that); an unbalanced quote is ignored. Words
 //! are OR-combined and ranked by BM25 over weighted fields, because requiring every word
 //! finds nothing for task-style queries ("turn my spreadsheet into a chart").
+//!
+//! What matches, and what only ranks:
+//!
+//! - A record matches through its name, title, tags or description: a stemmed word, a word
+//!   as the prefix of a longer one (and the last word as typed), or its name or title key
+//!   being or starting with the query's. Body words only add to the score, except for
+//!   terms most bodies hold, which are left out.
+//! - When that finds fewer than five records the caller widens the query: body words
+//!   match on their own and long words match with one typo. Prefix, typo and key clauses
+//!   score low and flat, so they rank below real text matches; the relevance tiers
+//!   themselves are applied by the collector.
 
 use std::collections::BTreeSet;
 
@@ -263,10 +274,8 @@ impl QueryBuilder {
             matching.push((Occur::Should, self.term_clause(term)));
             if widen {
                 matching.push((Occur::Should, self.body_clause(term)));
-            } else {
-                if !self.is_common_in_bodies(term) {
-                    outer.push((Occur::Should, self.body_clause(term)));
-                }
+            } else if !self.is_common_in_bodies(term) {
+                outer.push((Occur::Should, self.body_clause(term)));
             }
         }
         // Quoted phrases must appear.
