@@ -194,6 +194,36 @@ fn search_prints_a_readable_list() {
 }
 
 #[test]
+fn hostile_queries_are_answered() {
+    use std::os::unix::ffi::OsStrExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+    for query in [
+        "((((",
+        "AND OR NOT",
+        "\"unbalanced",
+        "c++ (",
+        "\u{1b}[2J\u{7}",
+        "",
+    ] {
+        let results = search_json(dir.path(), &[query]);
+        assert!(results.hits.len() as u64 <= results.total, "{query:?}");
+    }
+    // Bytes that are not UTF-8 (a lone surrogate encoded as WTF-8, then junk).
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_skillscout"))
+        .args(["search", "--json", "--data"])
+        .arg(dir.path())
+        .arg(std::ffi::OsStr::from_bytes(b"pdf \xed\xa0\x80 \xff"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let results: SearchResults = serde_json::from_str(&stdout(&output)).unwrap();
+    assert!(results.query.contains('\u{FFFD}'));
+    assert!(results.total > 0);
+}
+
+#[test]
 fn search_without_an_index_says_to_crawl_first() {
     let dir = tempfile::tempdir().unwrap();
     let output = run_search(dir.path(), &["pdf"]);
