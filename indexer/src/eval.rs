@@ -105,7 +105,8 @@ pub fn evaluate(judgements: &Judgements, mut search: impl FnMut(&str) -> Vec<Str
 }
 
 /// Reads every domain of a corpus laid out as well-known trees (`<dir>/<domain>/.well-known`,
-/// as `../shared/corpus` is), in domain order.
+/// as `../shared/corpus` is), in domain order. A skill listed by two indexes of its domain
+/// (a v0.2 and a legacy one) is kept once, as the first index lists it, as a crawl does.
 pub fn corpus_records(dir: &Path) -> crawler::Result<Vec<Skill>> {
     let entries = std::fs::read_dir(dir).map_err(|source| crawler::Error::Read {
         path: dir.to_owned(),
@@ -120,7 +121,11 @@ pub fn corpus_records(dir: &Path) -> crawler::Result<Vec<Skill>> {
     let mut records = Vec::new();
     for domain in domains {
         let checked = crawler::local::check_tree(&domain, seen_at)?;
-        records.extend(checked.records().cloned());
+        for record in checked.records() {
+            if !records.iter().any(|kept: &Skill| kept.id == record.id) {
+                records.push(record.clone());
+            }
+        }
     }
     Ok(records)
 }
@@ -151,7 +156,7 @@ mod tests {
     }
 
     /// The judged queries shipped with the crate.
-    pub(crate) fn judged_queries() -> Judgements {
+    fn judged_queries() -> Judgements {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("eval/queries.json");
         let text = std::fs::read_to_string(&path).unwrap();
         Judgements::from_json(&text).unwrap()
@@ -198,9 +203,9 @@ mod tests {
 
     /// The nDCG@10 this ranking must keep over the corpus: a little under the measured
     /// figure (see docs/BENCHMARKS.md), so that a ranking regression fails the build.
-    const NDCG_FLOOR: f64 = 0.89;
+    const NDCG_FLOOR: f64 = 0.92;
     /// The MRR@10 floor, likewise.
-    const MRR_FLOOR: f64 = 0.92;
+    const MRR_FLOOR: f64 = 0.95;
 
     #[test]
     #[allow(clippy::print_stderr)]

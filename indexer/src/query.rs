@@ -5,6 +5,17 @@
 //! `NOT` are words, and English stop words at that); an unbalanced quote is ignored. Words
 //! are OR-combined and ranked by BM25 over weighted fields, because requiring every word
 //! finds nothing for task-style queries ("turn my spreadsheet into a chart").
+//!
+//! What matches, and what only ranks:
+//!
+//! - A record matches through its name, title, tags or description: a stemmed word, a word
+//!   as the prefix of a longer one (and the last word as typed), or its name or title key
+//!   being or starting with the query's. Body words only add to the score, except for
+//!   terms most bodies hold, which are left out.
+//! - When that finds fewer than five records the caller widens the query: body words
+//!   match on their own and long words match with one typo. Prefix, typo and key clauses
+//!   score low and flat, so they rank below real text matches; the relevance tiers
+//!   themselves are applied by the collector.
 
 use std::collections::BTreeSet;
 
@@ -28,7 +39,11 @@ pub(crate) const MIN_FUZZY_CHARS: usize = 5;
 /// At most this many words get typo matching.
 const MAX_FUZZY_WORDS: usize = 8;
 /// The last word is matched as a prefix when it has at least this many characters.
-const MIN_PREFIX_CHARS: usize = 2;
+pub(crate) const MIN_PREFIX_CHARS: usize = 2;
+/// Word prefixes up to this many characters are indexed (the `prefixes` field), so that
+/// matching them is one term lookup; a longer last word is matched with an automaton over
+/// the word dictionary, which is cheap for long prefixes.
+pub(crate) const MAX_INDEXED_PREFIX_CHARS: usize = 10;
 
 /// Field weights of the BM25 clauses.
 const NAME_WEIGHT: f32 = 3.0;
@@ -38,10 +53,15 @@ const DESCRIPTION_WEIGHT: f32 = 2.0;
 const BODY_WEIGHT: f32 = 0.4;
 /// How much the other fields count beside the best-matching one, for each term.
 const TIE_BREAKER: f32 = 0.3;
-/// Weight of the words appearing close together (an implicit phrase).
-const PROXIMITY_WEIGHT: f32 = 1.5;
+/// A term held by more than this share of bodies is not scored in bodies (its idf is
+/// nearly zero anyway).
+const COMMON_IN_BODIES: f64 = 0.25;
+/// Weight of a query word matched as the prefix of a word.
+const PREFIX_WEIGHT: f32 = 0.5;
+/// Words (other than the last) match as prefixes when they have at least this many
+/// characters; shorter ones would match too much.
+const MIN_WORD_PREFIX_CHARS: usize = 4;
 /// Flat scores of the match-only clauses: low, so they order below real text matches.
-const PREFIX_SCORE: f32 = 0.3;
 const FUZZY_SCORE: f32 = 0.2;
 const KEY_SCORE: f32 = 0.5;
 
@@ -50,7 +70,7 @@ const KEY_SCORE: f32 = 0.5;
 const NOISE_WORDS: &[&str] = &[
     "how", "do", "doe", "i", "my", "me", "we", "our", "you", "your", "can", "want", "need", "help",
     "use", "using", "some", "someth", "make", "get", "what", "which", "should", "would", "could",
-    "skill", "from", "all", "any", "about",
+    "from", "all", "any", "about",
 ];
 
 /// A query as the user wrote it, taken apart.
@@ -121,6 +141,8 @@ pub(crate) fn parse(raw: &str) -> ParsedQuery {
 /// Builds tantivy queries for parsed user text.
 pub(crate) struct QueryBuilder {
     fields: Fields,
+    /// How many bodies hold each term, and how many records there are; `None` when unknown.
+    body_stats: Option<tantivy::Searcher>,
     text: TextAnalyzer,
     words: TextAnalyzer,
 }
@@ -129,19 +151,19 @@ impl QueryBuilder {
     pub(crate) fn new(fields: Fields) -> QueryBuilder {
         QueryBuilder {
             fields,
+            body_stats: None,
             text: text_analyzer(),
             words: words_analyzer(),
         }
     }
 
-    fn weighted_fields(&self) -> [(Field, f32); 5] {
+    fn weighted_fields(&self) -> [(Field, f32); 4] {
         let f = &self.fields;
         [
             (f.name, NAME_WEIGHT),
             (f.title, TITLE_WEIGHT),
             (f.tags, TAGS_WEIGHT),
             (f.description, DESCRIPTION_WEIGHT),
-            (f.body, BODY_WEIGHT),
         ]
     }
 
@@ -156,7 +178,8 @@ impl QueryBuilder {
         ]
     }
 
-    /// One term in any weighted field, scored by the best field plus a share of the others.
+    /// One term in any weighted field but the body, scored by the best field plus a share of
+    /// the others.
     fn term_clause(&self, term: &str) -> Box<dyn Query> {
         let per_field: Vec<Box<dyn Query>> = self
             .weighted_fields()
@@ -199,78 +222,85 @@ impl QueryBuilder {
         Box::new(BooleanQuery::new(per_field))
     }
 
+    /// Lets the builder leave out body clauses of terms that most bodies hold: their BM25
+    /// weight is close to nothing, and scoring them visits most of the index.
+    pub(crate) fn with_statistics(mut self, searcher: &tantivy::Searcher) -> QueryBuilder {
+        self.body_stats = Some(searcher.clone());
+        self
+    }
+
+    fn is_common_in_bodies(&self, term: &str) -> bool {
+        let Some(searcher) = &self.body_stats else {
+            return false;
+        };
+        let records = searcher.num_docs();
+        let holding = searcher
+            .doc_freq(&Term::from_field_text(self.fields.body, term))
+            .unwrap_or(0);
+        records > 0 && holding as f64 > records as f64 * COMMON_IN_BODIES
+    }
+
+    /// One term in the body: scored on its own, so that a body match ranks a record higher
+    /// without letting every record that mentions a common word in passing match.
+    fn body_clause(&self, term: &str) -> Box<dyn Query> {
+        Box::new(BoostQuery::new(
+            Box::new(TermQuery::new(
+                Term::from_field_text(self.fields.body, term),
+                IndexRecordOption::WithFreqs,
+            )),
+            BODY_WEIGHT,
+        ))
+    }
+
     /// Returns the query for `parsed`: the text clauses only (filters and the access
-    /// policy are added by the caller). With `fuzzy`, words of [`MIN_FUZZY_CHARS`] or more
-    /// also match with one typo.
-    pub(crate) fn build(&mut self, parsed: &ParsedQuery, fuzzy: bool) -> Box<dyn Query> {
+    /// policy are added by the caller).
+    ///
+    /// A record matches through its name, title, tags or description (the words, the
+    /// last-word prefix, the name keys); body matches only add to the score. `widen`, which
+    /// the caller asks for when that finds few records, lets the body match on its own and
+    /// words of [`MIN_FUZZY_CHARS`] or more match with one typo.
+    pub(crate) fn build(&mut self, parsed: &ParsedQuery, widen: bool) -> Box<dyn Query> {
         if parsed.is_empty {
             return Box::new(AllQuery);
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // What makes a record match.
+        let mut matching: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // What only adds to the score of a match, or must hold besides.
+        let mut outer: Vec<(Occur, Box<dyn Query>)> = Vec::new();
 
         // Loose words: BM25 over the weighted fields, OR-combined.
-        let analysed = tokenizer::tokens(&mut self.text, &parsed.loose);
-        let mut seen = BTreeSet::new();
-        let mut terms: Vec<String> = Vec::new();
-        for term in &analysed {
-            if terms.len() >= MAX_TERMS {
-                break;
-            }
-            if seen.insert(term.clone()) {
-                terms.push(term.clone());
-            }
-        }
-        let meaningful: Vec<String> = terms
-            .iter()
-            .filter(|term| !NOISE_WORDS.contains(&term.as_str()))
-            .cloned()
-            .collect();
-        let terms = if meaningful.is_empty() {
-            terms
-        } else {
-            meaningful
-        };
+        let terms = self.loose_terms(parsed);
         for term in &terms {
-            clauses.push((Occur::Should, self.term_clause(term)));
+            matching.push((Occur::Should, self.term_clause(term)));
+            if widen {
+                matching.push((Occur::Should, self.body_clause(term)));
+            } else if !self.is_common_in_bodies(term) {
+                outer.push((Occur::Should, self.body_clause(term)));
+            }
         }
-        // The loose words close together, in order: an implicit phrase.
-        let sequence: Vec<String> = analysed
-            .iter()
-            .filter(|term| terms.contains(term))
-            .take(MAX_TERMS)
-            .cloned()
-            .collect();
-        if sequence.len() >= 2 {
-            clauses.push((
-                Occur::Should,
-                self.phrase_clause(&sequence, 2, PROXIMITY_WEIGHT),
-            ));
-        }
-
         // Quoted phrases must appear.
         for phrase in &parsed.phrases {
             let phrase_terms: Vec<String> = tokenizer::tokens(&mut self.text, phrase)
                 .into_iter()
                 .take(MAX_TERMS)
                 .collect();
-            match phrase_terms.len() {
-                0 => {}
-                1 => clauses.push((Occur::Must, self.term_clause(&phrase_terms[0]))),
-                _ => clauses.push((Occur::Must, self.phrase_clause(&phrase_terms, 0, 1.0))),
-            }
+            let required = match phrase_terms.len() {
+                0 => continue,
+                1 if widen => Box::new(BooleanQuery::new(vec![
+                    (Occur::Should, self.term_clause(&phrase_terms[0])),
+                    (Occur::Should, self.body_clause(&phrase_terms[0])),
+                ])),
+                1 => self.term_clause(&phrase_terms[0]),
+                _ => self.phrase_clause(&phrase_terms, 0, 1.0),
+            };
+            outer.push((Occur::Must, required));
         }
 
-        // The last word as a prefix, for search as you type.
-        if let Some(last) = &parsed.last_word {
-            let prefix = FuzzyTermQuery::new_prefix(
-                Term::from_field_text(self.fields.words, last),
-                0,
-                false,
-            );
-            clauses.push((
-                Occur::Should,
-                Box::new(ConstScoreQuery::new(Box::new(prefix), PREFIX_SCORE)),
-            ));
+        // Words as prefixes of longer words: `postgres` finds `postgresql`, and the last word
+        // of a query being typed finds the words it starts. Scored by BM25 over the indexed
+        // prefixes, so a rare prefix counts more than a common one.
+        for word in self.prefix_words(parsed) {
+            matching.push((Occur::Should, self.prefix_clause(&word)));
         }
 
         // Names and titles equal to or starting with the query: the top tiers (ranked by
@@ -281,21 +311,21 @@ impl QueryBuilder {
                     Term::from_field_text(field, &parsed.key),
                     IndexRecordOption::Basic,
                 );
-                clauses.push((
+                matching.push((
                     Occur::Should,
                     Box::new(ConstScoreQuery::new(Box::new(exact), KEY_SCORE)),
                 ));
                 let prefix =
                     FuzzyTermQuery::new_prefix(Term::from_field_text(field, &parsed.key), 0, false);
-                clauses.push((
+                matching.push((
                     Occur::Should,
                     Box::new(ConstScoreQuery::new(Box::new(prefix), KEY_SCORE)),
                 ));
             }
         }
 
-        // One typo per long word, when asked (the caller asks when exact terms find few).
-        if fuzzy {
+        // One typo per long word.
+        if widen {
             let words = tokenizer::tokens(&mut self.words, &parsed.loose);
             let mut fuzzy_words = BTreeSet::new();
             for word in words {
@@ -306,24 +336,104 @@ impl QueryBuilder {
             for word in fuzzy_words {
                 let typo =
                     FuzzyTermQuery::new(Term::from_field_text(self.fields.words, &word), 1, true);
-                clauses.push((
+                matching.push((
                     Occur::Should,
                     Box::new(ConstScoreQuery::new(Box::new(typo), FUZZY_SCORE)),
                 ));
             }
         }
 
-        if clauses.is_empty() {
+        let has_required = outer.iter().any(|(occur, _)| *occur == Occur::Must);
+        if matching.is_empty() && !has_required {
             return Box::new(EmptyQuery);
         }
-        Box::new(BooleanQuery::new(clauses))
+        if !matching.is_empty() {
+            // Without a required phrase, a record must match one of these; with one, they
+            // only rank.
+            let occur = if has_required {
+                Occur::Should
+            } else {
+                Occur::Must
+            };
+            outer.push((occur, Box::new(BooleanQuery::new(matching))));
+        }
+        Box::new(BooleanQuery::new(outer))
     }
 
-    /// Returns true when `parsed` can use typo matching at all.
-    pub(crate) fn has_fuzzy_words(&mut self, parsed: &ParsedQuery) -> bool {
-        tokenizer::tokens(&mut self.words, &parsed.loose)
+    /// Returns the words to match as prefixes: each loose word of at least
+    /// [`MIN_WORD_PREFIX_CHARS`] that is not a stop or noise word, and the last word as typed.
+    fn prefix_words(&mut self, parsed: &ParsedQuery) -> Vec<String> {
+        let mut words: Vec<String> = Vec::new();
+        for word in tokenizer::tokens(&mut self.words, &parsed.loose) {
+            if words.len() >= MAX_TERMS {
+                break;
+            }
+            let chars = word.chars().count();
+            if !(MIN_WORD_PREFIX_CHARS..=MAX_INDEXED_PREFIX_CHARS).contains(&chars)
+                || words.contains(&word)
+            {
+                continue;
+            }
+            let stems = tokenizer::tokens(&mut self.text, &word);
+            if stems
+                .iter()
+                .all(|stem| NOISE_WORDS.contains(&stem.as_str()))
+            {
+                continue;
+            }
+            words.push(word);
+        }
+        if let Some(last) = &parsed.last_word
+            && !words.contains(last)
+        {
+            words.push(last.clone());
+        }
+        words
+    }
+
+    /// Returns the clause that matches `word` as the prefix of a word.
+    fn prefix_clause(&self, word: &str) -> Box<dyn Query> {
+        if word.chars().count() <= MAX_INDEXED_PREFIX_CHARS {
+            Box::new(BoostQuery::new(
+                Box::new(TermQuery::new(
+                    Term::from_field_text(self.fields.prefixes, word),
+                    IndexRecordOption::Basic,
+                )),
+                PREFIX_WEIGHT,
+            ))
+        } else {
+            let automaton = FuzzyTermQuery::new_prefix(
+                Term::from_field_text(self.fields.words, word),
+                0,
+                false,
+            );
+            Box::new(ConstScoreQuery::new(Box::new(automaton), PREFIX_WEIGHT))
+        }
+    }
+
+    /// Returns the distinct analysed terms of the loose words (at most [`MAX_TERMS`]),
+    /// without the noise words unless nothing else is left.
+    fn loose_terms(&mut self, parsed: &ParsedQuery) -> Vec<String> {
+        let mut seen = BTreeSet::new();
+        let mut terms: Vec<String> = Vec::new();
+        for term in tokenizer::tokens(&mut self.text, &parsed.loose) {
+            if terms.len() >= MAX_TERMS {
+                break;
+            }
+            if seen.insert(term.clone()) {
+                terms.push(term);
+            }
+        }
+        let meaningful: Vec<String> = terms
             .iter()
-            .any(|word| word.chars().count() >= MIN_FUZZY_CHARS)
+            .filter(|term| !NOISE_WORDS.contains(&term.as_str()))
+            .cloned()
+            .collect();
+        if meaningful.is_empty() {
+            terms
+        } else {
+            meaningful
+        }
     }
 }
 
