@@ -27,8 +27,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use http::header::{
-    CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, LOCATION,
-    RETRY_AFTER, USER_AGENT,
+    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, EXPIRES, IF_MODIFIED_SINCE, IF_NONE_MATCH,
+    LAST_MODIFIED, LOCATION, RETRY_AFTER, USER_AGENT,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePolicy};
@@ -731,7 +731,13 @@ impl Session<'_> {
         };
         let cacheable_status = exchange.status.is_success()
             || matches!(exchange.status, StatusCode::NOT_FOUND | StatusCode::GONE);
-        if !cacheable_status {
+        // Without explicit freshness, a validator or a Last-Modified date (for heuristic
+        // freshness), a response can never be reused: skip the policy and the write. Most
+        // answers of a crawl, the 404s of sites without skills, are like this.
+        let may_be_reused = [CACHE_CONTROL, EXPIRES, ETAG, LAST_MODIFIED]
+            .iter()
+            .any(|name| exchange.headers.contains_key(name));
+        if !cacheable_status || !may_be_reused {
             return;
         }
         let (Some(request), Some(response)) = (self.cache_request(url), response_parts(exchange))
