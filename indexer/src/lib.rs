@@ -1,1 +1,278 @@
-//! The search index (tantivy) over canonical skill records. Arrives with the search issue.
+//! The search index over canonical skill records, built with tantivy.
+//!
+//! The index is a derived view of the crawl store: [`sync`] applies the store's change log to
+//! it, and deleting the index directory rebuilds it. It answers searches in relevance tiers
+//! (exact name, then name or title prefix, then BM25 over weighted fields), with filters,
+//! facet counts, snippets and pagination, and it enforces the access policy itself: a
+//! `private` record never reaches an anonymous [`Caller`], not in hits, totals, facet counts,
+//! [`SearchIndex::get`] or [`SearchIndex::list`].
+//!
+//! # Usage
+//!
+//! ```no_run
+//! # fn main() -> indexer::Result<()> {
+//! use indexer::{Caller, Index, IndexConfig, SearchRequest};
+//!
+//! let Index { mut writer, search } =
+//!     Index::open_or_create("data/index".as_ref(), IndexConfig::default())?;
+//! // After each crawl: indexer::sync(&store, &mut writer)?;
+//! let results = search.search(&SearchRequest::new("extract text from pdf", Caller::Anonymous))?;
+//! println!("{}", serde_json::to_string(&results).unwrap());
+//! # Ok(()) }
+//! ```
+//!
+//! Everything here is synchronous: async callers run it in `spawn_blocking`.
+//!
+//! # Layout
+//!
+//! - [`tokenizer`]: words and CJK bigrams; the stemmed and unstemmed analyzers; name keys.
+//! - `schema`: the fields and [`SCHEMA_VERSION`].
+//! - `document`: [`Skill`](crawler::Skill) to index document and back (the record is stored
+//!   whole, as JSON).
+//! - `writer`: [`IndexWriterHandle`], the one writer: upsert, delete, commit with the store's
+//!   change sequence number.
+//! - `sync`: [`sync`], the store's change log into the index.
+//! - `query`: user text to a parsed query and to tantivy queries; never an error.
+//! - `collector`: one pass that ranks by tier and score, counts, and computes facets.
+//! - `snippet`: HTML-safe snippets with `<mark>` highlights.
+//! - `request`: what a caller asks: [`SearchRequest`], [`Filters`], [`ListRequest`],
+//!   [`Caller`].
+//! - `results`: what the index answers: [`SearchResults`] (the `/v1/search` body),
+//!   [`ListPage`].
+//! - `search`: [`SearchIndex`]: search, get, list.
+//! - [`eval`]: relevance metrics (nDCG, MRR) and the judged queries format.
+//!
+//! # Invariants
+//!
+//! - No network I/O, and nothing here knows about HTTP.
+//! - Exactly one [`IndexWriterHandle`] exists per index directory (tantivy's lock enforces it
+//!   across processes); readers are [`SearchIndex`] clones.
+//! - Any user text is a valid query: search errors only on internal failures.
+//! - A `private` record is visible to [`Caller::Authenticated`] only.
+
+mod collector;
+mod document;
+mod error;
+pub mod eval;
+mod query;
+mod request;
+mod results;
+mod schema;
+mod search;
+mod snippet;
+mod sync;
+pub mod tokenizer;
+mod writer;
+
+use std::path::Path;
+
+pub use error::{Error, Result};
+pub use request::{
+    Caller, DEFAULT_LIMIT, Filters, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET,
+    SearchRequest,
+};
+pub use results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults};
+pub use schema::SCHEMA_VERSION;
+pub use search::SearchIndex;
+pub use snippet::{SNIPPET_MARK_END, SNIPPET_MARK_START};
+pub use sync::{SyncStats, sync};
+pub use writer::IndexWriterHandle;
+
+use crate::writer::CommitPayload;
+
+/// The index directory inside the data directory.
+pub const INDEX_DIR: &str = "index";
+/// The writer's default memory budget.
+pub const DEFAULT_WRITER_MEMORY_BYTES: usize = 64 * 1024 * 1024;
+/// How many store changes a sync applies per commit by default.
+pub const DEFAULT_SYNC_BATCH: usize = 5_000;
+
+/// How to open the index for writing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexConfig {
+    /// The writer's memory budget, split among its threads (tantivy needs at least 15 MB per
+    /// thread).
+    pub writer_memory_bytes: usize,
+    /// Indexing threads; `None` lets tantivy choose (one per core, at most 8).
+    pub writer_threads: Option<usize>,
+    /// How many store changes [`sync`] applies per commit.
+    pub sync_batch: usize,
+}
+
+impl Default for IndexConfig {
+    fn default() -> IndexConfig {
+        IndexConfig {
+            writer_memory_bytes: DEFAULT_WRITER_MEMORY_BYTES,
+            writer_threads: None,
+            sync_batch: DEFAULT_SYNC_BATCH,
+        }
+    }
+}
+
+/// An index opened for writing: its one writer and a reader that sees every commit.
+#[derive(Debug)]
+pub struct Index {
+    /// The writer; keep exactly one.
+    pub writer: IndexWriterHandle,
+    /// A reader; clone it freely (it is `Send + Sync` and cheap to clone).
+    pub search: SearchIndex,
+}
+
+impl Index {
+    /// Opens the index in `dir`, creating it (and `dir`) when there is none.
+    ///
+    /// An index written with another [`SCHEMA_VERSION`] (or another schema) is deleted and
+    /// created anew, empty; the next [`sync`] rebuilds it from the crawl store. Fails with
+    /// [`Error::Locked`] when another writer holds the index.
+    pub fn open_or_create(dir: &Path, config: IndexConfig) -> Result<Index> {
+        let io_error = |source: std::io::Error| Error::Index {
+            operation: "create the index directory",
+            source: tantivy::TantivyError::from(source),
+        };
+        std::fs::create_dir_all(dir).map_err(io_error)?;
+        let (schema, _) = schema::build();
+        let index = if search::has_index(dir) {
+            let existing = tantivy::Index::open_in_dir(dir).map_err(Error::index("open"))?;
+            let payload = existing
+                .load_metas()
+                .map_err(Error::index("read the index metadata"))?
+                .payload;
+            let version = CommitPayload::read(payload.as_deref()).map(|p| p.schema_version);
+            if existing.schema() == schema && version.is_none_or(|v| v == SCHEMA_VERSION) {
+                Some(existing)
+            } else {
+                tracing::warn!(
+                    dir = %dir.display(),
+                    found = version.unwrap_or(0),
+                    expected = SCHEMA_VERSION,
+                    "the index was written with another schema; rebuilding it"
+                );
+                drop(existing);
+                std::fs::remove_dir_all(dir).map_err(io_error)?;
+                std::fs::create_dir_all(dir).map_err(io_error)?;
+                None
+            }
+        } else {
+            None
+        };
+        let index = match index {
+            Some(index) => index,
+            None => tantivy::Index::create_in_dir(dir, schema).map_err(Error::index("create"))?,
+        };
+        Index::from_tantivy(index, config, Some(dir))
+    }
+
+    /// Creates an empty index in memory, for tests and tools.
+    pub fn create_in_ram(config: IndexConfig) -> Result<Index> {
+        let (schema, _) = schema::build();
+        Index::from_tantivy(tantivy::Index::create_in_ram(schema), config, None)
+    }
+
+    fn from_tantivy(
+        index: tantivy::Index,
+        config: IndexConfig,
+        dir: Option<&Path>,
+    ) -> Result<Index> {
+        let search = SearchIndex::from_tantivy(index.clone())?;
+        let writer = match config.writer_threads {
+            Some(threads) => {
+                index.writer_with_num_threads(threads.max(1), config.writer_memory_bytes)
+            }
+            None => index.writer(config.writer_memory_bytes),
+        }
+        .map_err(|error| match error {
+            tantivy::TantivyError::LockFailure(..) => Error::Locked {
+                dir: dir.map(Path::to_owned).unwrap_or_default(),
+            },
+            source => Error::Index {
+                operation: "open the writer",
+                source,
+            },
+        })?;
+        let committed_seq = search.committed_seq()?;
+        Ok(Index {
+            writer: IndexWriterHandle::new(
+                writer,
+                search.clone(),
+                committed_seq,
+                config.sync_batch,
+            ),
+            search,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::tests::skill;
+
+    #[test]
+    fn an_index_reopens_with_its_records_and_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        assert!(matches!(
+            SearchIndex::open(&path),
+            Err(Error::NoIndex { .. })
+        ));
+        {
+            let Index { mut writer, .. } =
+                Index::open_or_create(&path, IndexConfig::default()).unwrap();
+            writer
+                .upsert(&skill("a.test", "one", "One", "First."))
+                .unwrap();
+            writer.commit(42).unwrap();
+            // One writer at a time.
+            let second = Index::open_or_create(&path, IndexConfig::default());
+            assert!(matches!(second, Err(Error::Locked { .. })), "{second:?}");
+            // Readers need no lock.
+            let reader = SearchIndex::open(&path).unwrap();
+            assert_eq!(reader.num_docs(), 1);
+        }
+        let Index { writer, search } =
+            Index::open_or_create(&path, IndexConfig::default()).unwrap();
+        assert_eq!(writer.committed_seq(), 42);
+        assert_eq!(search.num_docs(), 1);
+        assert_eq!(
+            SearchIndex::open(&path).unwrap().committed_seq().unwrap(),
+            42
+        );
+    }
+
+    #[test]
+    fn an_index_of_another_schema_version_is_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        {
+            let Index { mut writer, .. } =
+                Index::open_or_create(&path, IndexConfig::default()).unwrap();
+            writer
+                .upsert(&skill("a.test", "one", "One", "First."))
+                .unwrap();
+            writer.commit(5).unwrap();
+        }
+        // Pretend a future version wrote it.
+        {
+            let index = tantivy::Index::open_in_dir(&path).unwrap();
+            let mut writer: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
+            let mut commit = writer.prepare_commit().unwrap();
+            commit.set_payload(r#"{"schema_version":999,"seq":5}"#);
+            commit.commit().unwrap();
+        }
+        let error = SearchIndex::open(&path).unwrap_err();
+        assert!(
+            matches!(error, Error::IncompatibleSchema { found: 999, .. }),
+            "{error}"
+        );
+        let Index { writer, search } =
+            Index::open_or_create(&path, IndexConfig::default()).unwrap();
+        assert_eq!((writer.committed_seq(), search.num_docs()), (0, 0));
+    }
+
+    #[test]
+    fn handles_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<SearchIndex>();
+        assert_send_sync::<IndexWriterHandle>();
+    }
+}

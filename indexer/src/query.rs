@@ -1,0 +1,377 @@
+//! From user text to tantivy queries. Any text is a valid query: nothing here can fail.
+//!
+//! The grammar is deliberately small, so that nothing a person types is a syntax error:
+//! words, and `"quoted phrases"` that must appear. There are no operators (`AND`, `OR`,
+//! `NOT` are words, and English stop words at that); an unbalanced quote is ignored. Words
+//! are OR-combined and ranked by BM25 over weighted fields, because requiring every word
+//! finds nothing for task-style queries ("turn my spreadsheet into a chart").
+
+use std::collections::BTreeSet;
+
+use tantivy::Term;
+use tantivy::query::{
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, EmptyQuery,
+    FuzzyTermQuery, Occur, PhraseQuery, Query, TermQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::tokenizer::TextAnalyzer;
+
+use crate::schema::Fields;
+use crate::tokenizer::{self, key, text_analyzer, words_analyzer};
+
+/// Only this many characters of a query are read; the rest is ignored.
+pub(crate) const MAX_QUERY_CHARS: usize = 512;
+/// At most this many distinct terms are searched for.
+pub(crate) const MAX_TERMS: usize = 32;
+/// Words of at least this many characters match with one typo.
+pub(crate) const MIN_FUZZY_CHARS: usize = 5;
+/// At most this many words get typo matching.
+const MAX_FUZZY_WORDS: usize = 8;
+/// The last word is matched as a prefix when it has at least this many characters.
+const MIN_PREFIX_CHARS: usize = 2;
+
+/// Field weights of the BM25 clauses.
+const NAME_WEIGHT: f32 = 3.0;
+const TITLE_WEIGHT: f32 = 2.5;
+const TAGS_WEIGHT: f32 = 2.0;
+const DESCRIPTION_WEIGHT: f32 = 2.0;
+const BODY_WEIGHT: f32 = 0.4;
+/// How much the other fields count beside the best-matching one, for each term.
+const TIE_BREAKER: f32 = 0.3;
+/// Weight of the words appearing close together (an implicit phrase).
+const PROXIMITY_WEIGHT: f32 = 1.5;
+/// Flat scores of the match-only clauses: low, so they order below real text matches.
+const PREFIX_SCORE: f32 = 0.3;
+const FUZZY_SCORE: f32 = 0.2;
+const KEY_SCORE: f32 = 0.5;
+
+/// Words that say nothing about what is wanted in a task-style query ("how do I ..."). They
+/// are dropped when the query has other words.
+const NOISE_WORDS: &[&str] = &[
+    "how", "do", "doe", "i", "my", "me", "we", "our", "you", "your", "can", "want", "need", "help",
+    "use", "using", "some", "someth", "make", "get", "what", "which", "should", "would", "could",
+    "skill", "from", "all", "any", "about",
+];
+
+/// A query as the user wrote it, taken apart.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ParsedQuery {
+    /// The text outside quotes.
+    pub(crate) loose: String,
+    /// The quoted phrases.
+    pub(crate) phrases: Vec<String>,
+    /// The last word, when the query ends in it (search as you type), lowercased.
+    pub(crate) last_word: Option<String>,
+    /// The key of the whole query, for the exact and prefix name tiers.
+    pub(crate) key: String,
+    /// True when the query holds no text at all: the caller browses.
+    pub(crate) is_empty: bool,
+}
+
+/// Cleans user text: keeps the first [`MAX_QUERY_CHARS`] characters and turns control
+/// characters into spaces.
+pub(crate) fn sanitize(raw: &str) -> String {
+    raw.chars()
+        .take(MAX_QUERY_CHARS)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Takes user text apart. Never fails.
+pub(crate) fn parse(raw: &str) -> ParsedQuery {
+    let text = sanitize(raw).replace(['\u{201C}', '\u{201D}', '\u{201E}'], "\"");
+    let mut loose = String::new();
+    let mut phrases = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('"') {
+        loose.push_str(&rest[..open]);
+        loose.push(' ');
+        let after = &rest[open + 1..];
+        match after.find('"') {
+            Some(close) => {
+                phrases.push(after[..close].to_owned());
+                rest = &after[close + 1..];
+            }
+            None => {
+                // An unbalanced quote is ignored.
+                rest = after;
+            }
+        }
+    }
+    loose.push_str(rest);
+    let last_word = if text.ends_with(|c: char| c.is_alphanumeric()) {
+        loose
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .next()
+            .filter(|word| word.chars().count() >= MIN_PREFIX_CHARS)
+            .map(str::to_lowercase)
+    } else {
+        None
+    };
+    let key = key(&text);
+    ParsedQuery {
+        is_empty: text.trim().is_empty(),
+        loose,
+        phrases,
+        last_word,
+        key,
+    }
+}
+
+/// Builds tantivy queries for parsed user text.
+pub(crate) struct QueryBuilder {
+    fields: Fields,
+    text: TextAnalyzer,
+    words: TextAnalyzer,
+}
+
+impl QueryBuilder {
+    pub(crate) fn new(fields: Fields) -> QueryBuilder {
+        QueryBuilder {
+            fields,
+            text: text_analyzer(),
+            words: words_analyzer(),
+        }
+    }
+
+    fn weighted_fields(&self) -> [(Field, f32); 5] {
+        let f = &self.fields;
+        [
+            (f.name, NAME_WEIGHT),
+            (f.title, TITLE_WEIGHT),
+            (f.tags, TAGS_WEIGHT),
+            (f.description, DESCRIPTION_WEIGHT),
+            (f.body, BODY_WEIGHT),
+        ]
+    }
+
+    /// The fields indexed with positions, where phrases can match.
+    fn phrase_fields(&self) -> [(Field, f32); 4] {
+        let f = &self.fields;
+        [
+            (f.name, NAME_WEIGHT),
+            (f.title, TITLE_WEIGHT),
+            (f.tags, TAGS_WEIGHT),
+            (f.description, DESCRIPTION_WEIGHT),
+        ]
+    }
+
+    /// One term in any weighted field, scored by the best field plus a share of the others.
+    fn term_clause(&self, term: &str) -> Box<dyn Query> {
+        let per_field: Vec<Box<dyn Query>> = self
+            .weighted_fields()
+            .into_iter()
+            .map(|(field, weight)| -> Box<dyn Query> {
+                Box::new(BoostQuery::new(
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(field, term),
+                        IndexRecordOption::WithFreqs,
+                    )),
+                    weight,
+                ))
+            })
+            .collect();
+        Box::new(DisjunctionMaxQuery::with_tie_breaker(
+            per_field,
+            TIE_BREAKER,
+        ))
+    }
+
+    /// The terms in sequence, in any phrase field.
+    fn phrase_clause(&self, terms: &[String], slop: u32, weight: f32) -> Box<dyn Query> {
+        let per_field: Vec<(Occur, Box<dyn Query>)> = self
+            .phrase_fields()
+            .into_iter()
+            .map(|(field, field_weight)| -> (Occur, Box<dyn Query>) {
+                let mut phrase = PhraseQuery::new(
+                    terms
+                        .iter()
+                        .map(|term| Term::from_field_text(field, term))
+                        .collect(),
+                );
+                phrase.set_slop(slop);
+                (
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(phrase), weight * field_weight)),
+                )
+            })
+            .collect();
+        Box::new(BooleanQuery::new(per_field))
+    }
+
+    /// Returns the query for `parsed`: the text clauses only (filters and the access
+    /// policy are added by the caller). With `fuzzy`, words of [`MIN_FUZZY_CHARS`] or more
+    /// also match with one typo.
+    pub(crate) fn build(&mut self, parsed: &ParsedQuery, fuzzy: bool) -> Box<dyn Query> {
+        if parsed.is_empty {
+            return Box::new(AllQuery);
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+
+        // Loose words: BM25 over the weighted fields, OR-combined.
+        let analysed = tokenizer::tokens(&mut self.text, &parsed.loose);
+        let mut seen = BTreeSet::new();
+        let mut terms: Vec<String> = Vec::new();
+        for term in &analysed {
+            if terms.len() >= MAX_TERMS {
+                break;
+            }
+            if seen.insert(term.clone()) {
+                terms.push(term.clone());
+            }
+        }
+        let meaningful: Vec<String> = terms
+            .iter()
+            .filter(|term| !NOISE_WORDS.contains(&term.as_str()))
+            .cloned()
+            .collect();
+        let terms = if meaningful.is_empty() {
+            terms
+        } else {
+            meaningful
+        };
+        for term in &terms {
+            clauses.push((Occur::Should, self.term_clause(term)));
+        }
+        // The loose words close together, in order: an implicit phrase.
+        let sequence: Vec<String> = analysed
+            .iter()
+            .filter(|term| terms.contains(term))
+            .take(MAX_TERMS)
+            .cloned()
+            .collect();
+        if sequence.len() >= 2 {
+            clauses.push((
+                Occur::Should,
+                self.phrase_clause(&sequence, 2, PROXIMITY_WEIGHT),
+            ));
+        }
+
+        // Quoted phrases must appear.
+        for phrase in &parsed.phrases {
+            let phrase_terms: Vec<String> = tokenizer::tokens(&mut self.text, phrase)
+                .into_iter()
+                .take(MAX_TERMS)
+                .collect();
+            match phrase_terms.len() {
+                0 => {}
+                1 => clauses.push((Occur::Must, self.term_clause(&phrase_terms[0]))),
+                _ => clauses.push((Occur::Must, self.phrase_clause(&phrase_terms, 0, 1.0))),
+            }
+        }
+
+        // The last word as a prefix, for search as you type.
+        if let Some(last) = &parsed.last_word {
+            let prefix = FuzzyTermQuery::new_prefix(
+                Term::from_field_text(self.fields.words, last),
+                0,
+                false,
+            );
+            clauses.push((
+                Occur::Should,
+                Box::new(ConstScoreQuery::new(Box::new(prefix), PREFIX_SCORE)),
+            ));
+        }
+
+        // Names and titles equal to or starting with the query: the top tiers (ranked by
+        // the collector), matched here so that they are found at all.
+        if !parsed.key.is_empty() {
+            for field in [self.fields.name_key, self.fields.title_key] {
+                let exact = TermQuery::new(
+                    Term::from_field_text(field, &parsed.key),
+                    IndexRecordOption::Basic,
+                );
+                clauses.push((
+                    Occur::Should,
+                    Box::new(ConstScoreQuery::new(Box::new(exact), KEY_SCORE)),
+                ));
+                let prefix =
+                    FuzzyTermQuery::new_prefix(Term::from_field_text(field, &parsed.key), 0, false);
+                clauses.push((
+                    Occur::Should,
+                    Box::new(ConstScoreQuery::new(Box::new(prefix), KEY_SCORE)),
+                ));
+            }
+        }
+
+        // One typo per long word, when asked (the caller asks when exact terms find few).
+        if fuzzy {
+            let words = tokenizer::tokens(&mut self.words, &parsed.loose);
+            let mut fuzzy_words = BTreeSet::new();
+            for word in words {
+                if word.chars().count() >= MIN_FUZZY_CHARS && fuzzy_words.len() < MAX_FUZZY_WORDS {
+                    fuzzy_words.insert(word);
+                }
+            }
+            for word in fuzzy_words {
+                let typo =
+                    FuzzyTermQuery::new(Term::from_field_text(self.fields.words, &word), 1, true);
+                clauses.push((
+                    Occur::Should,
+                    Box::new(ConstScoreQuery::new(Box::new(typo), FUZZY_SCORE)),
+                ));
+            }
+        }
+
+        if clauses.is_empty() {
+            return Box::new(EmptyQuery);
+        }
+        Box::new(BooleanQuery::new(clauses))
+    }
+
+    /// Returns true when `parsed` can use typo matching at all.
+    pub(crate) fn has_fuzzy_words(&mut self, parsed: &ParsedQuery) -> bool {
+        tokenizer::tokens(&mut self.words, &parsed.loose)
+            .iter()
+            .any(|word| word.chars().count() >= MIN_FUZZY_CHARS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsing_never_fails_and_ignores_syntax() {
+        let parsed = parse(r#"merge "pdf files" fast"#);
+        assert_eq!(parsed.phrases, ["pdf files"]);
+        assert_eq!(
+            parsed.loose.split_whitespace().collect::<Vec<_>>(),
+            ["merge", "fast"]
+        );
+        assert_eq!(parsed.last_word.as_deref(), Some("fast"));
+        assert_eq!(parsed.key, "merge-pdf-files-fast");
+
+        let unbalanced = parse(r#""unbalanced"#);
+        assert!(unbalanced.phrases.is_empty());
+        assert_eq!(unbalanced.loose.trim(), "unbalanced");
+
+        assert!(parse("").is_empty);
+        assert!(parse(" \t\n ").is_empty);
+        assert!(!parse("((((").is_empty);
+        assert_eq!(parse("((((").key, "");
+        assert_eq!(parse("pdf ").last_word, None);
+        assert_eq!(parse("a").last_word, None);
+        assert_eq!(parse("PdfPlu").last_word.as_deref(), Some("pdfplu"));
+    }
+
+    #[test]
+    fn control_characters_and_long_text_are_tamed() {
+        assert_eq!(sanitize("a\u{0}b\u{1b}[31m"), "a b [31m");
+        assert_eq!(
+            sanitize(&"x".repeat(100_000)).chars().count(),
+            MAX_QUERY_CHARS
+        );
+    }
+
+    #[test]
+    fn noise_words_go_only_when_something_else_is_left() {
+        let (_, fields) = crate::schema::build();
+        let mut builder = QueryBuilder::new(fields);
+        let query = format!("{:?}", builder.build(&parse("how do I merge pdfs"), false));
+        assert!(query.contains("merg"), "{query}");
+        assert!(!query.contains("\"how\""), "{query}");
+        let query = format!("{:?}", builder.build(&parse("how"), false));
+        assert!(query.contains("how"), "{query}");
+    }
+}

@@ -1,0 +1,126 @@
+//! What a caller asks of the index: who they are, the query, filters and pagination.
+
+use serde::{Deserialize, Serialize};
+
+use crate::collector::Dim;
+
+/// Hits per page when the request does not say.
+pub const DEFAULT_LIMIT: usize = 20;
+/// The most hits one page returns; a larger limit is lowered to it.
+pub const MAX_LIMIT: usize = 100;
+/// The deepest offset served; a larger offset is lowered to it.
+pub const MAX_OFFSET: usize = 10_000;
+/// Each facet lists at most this many values (the most frequent).
+pub const MAX_FACET_VALUES: usize = 100;
+
+/// Who a search runs as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Caller {
+    /// No credentials: never sees `private` records.
+    #[default]
+    Anonymous,
+    /// A caller with a valid token (or the operator): sees everything.
+    Authenticated,
+}
+
+/// Exact filters: values OR-combined within a field, fields AND-combined. Values are
+/// compared case-insensitively (every indexed value is lowercase), and a value holding
+/// commas is split into several.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Filters {
+    /// `capability_type` values: `skill`, `plugin`, `api`, `knowledge`, `task`, ...
+    pub capability_type: Vec<String>,
+    /// `access` values: `public`, `restricted`, `private`.
+    pub access: Vec<String>,
+    /// Domains, e.g. `example.com` or `example.com:8080`.
+    pub domain: Vec<String>,
+    /// `agent-skills` or `skill-sharing`.
+    pub format: Vec<String>,
+    /// Tags.
+    pub tag: Vec<String>,
+    /// Licences, e.g. `mit`.
+    pub license: Vec<String>,
+}
+
+impl Filters {
+    /// Returns the filters that have values, normalised, by dimension.
+    pub(crate) fn dims(&self) -> Vec<(Dim, Vec<String>)> {
+        let mut dims = Vec::new();
+        for (dim, raw) in [
+            (Dim::CapabilityType, &self.capability_type),
+            (Dim::Access, &self.access),
+            (Dim::Domain, &self.domain),
+            (Dim::Format, &self.format),
+            (Dim::Tag, &self.tag),
+            (Dim::License, &self.license),
+        ] {
+            let mut values: Vec<String> = raw
+                .iter()
+                .flat_map(|value| value.split(','))
+                .map(|value| value.trim().to_lowercase())
+                .filter(|value| !value.is_empty())
+                .collect();
+            values.sort();
+            values.dedup();
+            if !values.is_empty() {
+                dims.push((dim, values));
+            }
+        }
+        dims
+    }
+}
+
+/// A search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchRequest {
+    /// What the user typed; any text is valid, and empty text browses every record.
+    pub query: String,
+    /// Exact filters.
+    pub filters: Filters,
+    /// Hits per page (at most [`MAX_LIMIT`]).
+    pub limit: usize,
+    /// Hits to skip (at most [`MAX_OFFSET`]).
+    pub offset: usize,
+    /// Who is asking.
+    pub caller: Caller,
+}
+
+impl SearchRequest {
+    /// Returns a request for the first page of `query`, without filters.
+    pub fn new(query: impl Into<String>, caller: Caller) -> SearchRequest {
+        SearchRequest {
+            query: query.into(),
+            filters: Filters::default(),
+            limit: DEFAULT_LIMIT,
+            offset: 0,
+            caller,
+        }
+    }
+}
+
+/// A page of records in id order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListRequest {
+    /// Who is asking.
+    pub caller: Caller,
+    /// Exact filters, as for searches.
+    pub filters: Filters,
+    /// The cursor of the previous page (its `next_cursor`); `None` for the first page.
+    pub after: Option<String>,
+    /// Records per page (at most [`MAX_LIMIT`]).
+    pub limit: usize,
+}
+
+impl ListRequest {
+    /// Returns a request for the first page, without filters.
+    pub fn new(caller: Caller) -> ListRequest {
+        ListRequest {
+            caller,
+            filters: Filters::default(),
+            after: None,
+            limit: DEFAULT_LIMIT,
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! The index schema: which fields exist, how each is analysed, and the version that says when
+//! an index must be rebuilt.
+
+use tantivy::schema::{
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+
+use crate::tokenizer::{TEXT_ANALYZER, WORDS_ANALYZER};
+
+/// The schema's version. Bump it whenever the fields, their analysis or the stored record
+/// change: an index written with another version is rebuilt from the crawl store.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Field names, shared by the schema, documents and the collectors that read fast fields.
+pub(crate) mod names {
+    pub(crate) const ID: &str = "id";
+    pub(crate) const NAME_KEY: &str = "name_key";
+    pub(crate) const TITLE_KEY: &str = "title_key";
+    pub(crate) const NAME: &str = "name";
+    pub(crate) const TITLE: &str = "title";
+    pub(crate) const DESCRIPTION: &str = "description";
+    pub(crate) const BODY: &str = "body";
+    pub(crate) const TAGS: &str = "tags";
+    pub(crate) const WORDS: &str = "words";
+    pub(crate) const CAPABILITY_TYPE: &str = "capability_type";
+    pub(crate) const ACCESS: &str = "access";
+    pub(crate) const DOMAIN: &str = "domain";
+    pub(crate) const FORMAT: &str = "format";
+    pub(crate) const TAG: &str = "tag";
+    pub(crate) const LICENSE: &str = "license";
+    pub(crate) const RECORD: &str = "record";
+}
+
+/// The field handles of the schema, resolved once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields {
+    /// `{domain}/{slug}`, raw: the key for upserts and deletes, and the listing order.
+    pub(crate) id: Field,
+    /// [`key`](crate::tokenizer::key) of the name, for the exact and prefix tiers.
+    pub(crate) name_key: Field,
+    /// [`key`](crate::tokenizer::key) of the title, for the exact and prefix tiers.
+    pub(crate) title_key: Field,
+    /// The name's words, analysed.
+    pub(crate) name: Field,
+    /// The title, analysed.
+    pub(crate) title: Field,
+    /// The description, analysed.
+    pub(crate) description: Field,
+    /// The SKILL.md body, analysed (without positions: phrases are matched in the short
+    /// fields only, which keeps the index small).
+    pub(crate) body: Field,
+    /// The tags, analysed.
+    pub(crate) tags: Field,
+    /// Name, title, description and tags, unstemmed: for last-word prefixes and typos.
+    pub(crate) words: Field,
+    /// Exact, lowercased filter and facet values.
+    pub(crate) capability_type: Field,
+    /// `public`, `restricted` or `private`.
+    pub(crate) access: Field,
+    /// The record's domain.
+    pub(crate) domain: Field,
+    /// `agent-skills` or `skill-sharing`.
+    pub(crate) format: Field,
+    /// Each tag, lowercased (multi-valued).
+    pub(crate) tag: Field,
+    /// The licence, lowercased.
+    pub(crate) license: Field,
+    /// The whole record as JSON, for lossless read-back.
+    pub(crate) record: Field,
+}
+
+/// Returns the schema and its field handles.
+pub(crate) fn build() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let exact = STRING | FAST;
+    let analysed = |positions: bool| {
+        let record = if positions {
+            IndexRecordOption::WithFreqsAndPositions
+        } else {
+            IndexRecordOption::WithFreqs
+        };
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(TEXT_ANALYZER)
+                .set_index_option(record),
+        )
+    };
+    let words = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(WORDS_ANALYZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let fields = Fields {
+        id: builder.add_text_field(names::ID, exact.clone()),
+        name_key: builder.add_text_field(names::NAME_KEY, exact.clone()),
+        title_key: builder.add_text_field(names::TITLE_KEY, exact.clone()),
+        name: builder.add_text_field(names::NAME, analysed(true)),
+        title: builder.add_text_field(names::TITLE, analysed(true)),
+        description: builder.add_text_field(names::DESCRIPTION, analysed(true)),
+        body: builder.add_text_field(names::BODY, analysed(false)),
+        tags: builder.add_text_field(names::TAGS, analysed(true)),
+        words: builder.add_text_field(names::WORDS, words),
+        capability_type: builder.add_text_field(names::CAPABILITY_TYPE, exact.clone()),
+        access: builder.add_text_field(names::ACCESS, exact.clone()),
+        domain: builder.add_text_field(names::DOMAIN, exact.clone()),
+        format: builder.add_text_field(names::FORMAT, exact.clone()),
+        tag: builder.add_text_field(names::TAG, exact.clone()),
+        license: builder.add_text_field(names::LICENSE, exact),
+        record: builder.add_text_field(names::RECORD, STORED),
+    };
+    (builder.build(), fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_name_is_in_the_schema() {
+        let (schema, fields) = build();
+        for (name, field) in [
+            (names::ID, fields.id),
+            (names::NAME_KEY, fields.name_key),
+            (names::TITLE_KEY, fields.title_key),
+            (names::NAME, fields.name),
+            (names::TITLE, fields.title),
+            (names::DESCRIPTION, fields.description),
+            (names::BODY, fields.body),
+            (names::TAGS, fields.tags),
+            (names::WORDS, fields.words),
+            (names::CAPABILITY_TYPE, fields.capability_type),
+            (names::ACCESS, fields.access),
+            (names::DOMAIN, fields.domain),
+            (names::FORMAT, fields.format),
+            (names::TAG, fields.tag),
+            (names::LICENSE, fields.license),
+            (names::RECORD, fields.record),
+        ] {
+            assert_eq!(schema.get_field(name).unwrap(), field, "{name}");
+        }
+        // The facet fields are fast, so the collector can count them.
+        for name in [names::ACCESS, names::TAG, names::ID, names::NAME_KEY] {
+            let entry = schema.get_field_entry(schema.get_field(name).unwrap());
+            assert!(entry.is_fast(), "{name}");
+        }
+    }
+}

@@ -1,0 +1,891 @@
+//! The read side: [`SearchIndex`] answers searches, gets records by id, and lists them.
+//!
+//! Every method runs *as* a [`Caller`]. For an anonymous caller a clause that admits only
+//! `public` and `restricted` records is part of every query, and the collector checks the
+//! access field again, so a `private` record never reaches hits, totals, facet counts,
+//! [`SearchIndex::get`] or [`SearchIndex::list`].
+
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crawler::{Access, Skill};
+use tantivy::collector::TopDocs;
+use tantivy::query::{
+    BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery, TermSetQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{IndexReader, Order, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+use crate::collector::{Collected, Dim, SearchCollector};
+use crate::document::from_document;
+use crate::error::{Error, Result};
+use crate::query::{QueryBuilder, parse};
+use crate::request::{Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest};
+use crate::results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults};
+use crate::schema::{Fields, SCHEMA_VERSION, names};
+use crate::snippet::Snippets;
+use crate::writer::CommitPayload;
+
+/// When exact terms find fewer visible records than this, typo matching is added.
+const FEW_RESULTS: u64 = 5;
+/// Scales BM25 scores into the fraction part of a hit's score.
+const SCORE_SCALE: f32 = 10.0;
+
+struct Inner {
+    index: tantivy::Index,
+    reader: IndexReader,
+    fields: Fields,
+}
+
+/// A reader of the index. Cheap to clone, `Send + Sync`; every clone sees each commit.
+///
+/// Searches are synchronous and take a few milliseconds: async callers run them in
+/// `spawn_blocking`.
+#[derive(Clone)]
+pub struct SearchIndex {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchIndex")
+            .field("num_docs", &self.num_docs())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Returns true when `dir` holds an index.
+pub(crate) fn has_index(dir: &Path) -> bool {
+    dir.join("meta.json").is_file()
+}
+
+impl SearchIndex {
+    /// Opens the index in `dir` for reading only (no lock is taken, so a writer may run in
+    /// another process; its commits become visible shortly after they are made).
+    pub fn open(dir: &Path) -> Result<SearchIndex> {
+        if !has_index(dir) {
+            return Err(Error::NoIndex {
+                dir: dir.to_owned(),
+            });
+        }
+        let index = tantivy::Index::open_in_dir(dir).map_err(Error::index("open"))?;
+        let payload = index
+            .load_metas()
+            .map_err(Error::index("read the index metadata"))?
+            .payload;
+        let version = CommitPayload::read(payload.as_deref()).map(|p| p.schema_version);
+        let (schema, _) = crate::schema::build();
+        if index.schema() != schema || version.is_some_and(|v| v != SCHEMA_VERSION) {
+            return Err(Error::IncompatibleSchema {
+                dir: PathBuf::from(dir),
+                found: version.unwrap_or(0),
+                expected: SCHEMA_VERSION,
+            });
+        }
+        SearchIndex::from_tantivy(index)
+    }
+
+    pub(crate) fn from_tantivy(index: tantivy::Index) -> Result<SearchIndex> {
+        crate::tokenizer::register(&index);
+        let (_, fields) = crate::schema::build();
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::OnCommitWithDelay)
+            .try_into()
+            .map_err(Error::index("open a reader"))?;
+        Ok(SearchIndex {
+            inner: Arc::new(Inner {
+                index,
+                reader,
+                fields,
+            }),
+        })
+    }
+
+    pub(crate) fn fields(&self) -> &Fields {
+        &self.inner.fields
+    }
+
+    /// Makes the latest commit visible now (readers also pick commits up on their own,
+    /// shortly after they are made).
+    pub fn reload(&self) -> Result<()> {
+        self.inner
+            .reader
+            .reload()
+            .map_err(Error::index("reload the reader"))
+    }
+
+    /// Returns the number of records in the index, private ones included.
+    pub fn num_docs(&self) -> u64 {
+        self.inner.reader.searcher().num_docs()
+    }
+
+    /// Returns the crawl store change sequence number of the last commit (0 when none).
+    pub fn committed_seq(&self) -> Result<u64> {
+        let metas = self
+            .inner
+            .index
+            .load_metas()
+            .map_err(Error::index("read the index metadata"))?;
+        Ok(CommitPayload::read(metas.payload.as_deref()).map_or(0, |payload| payload.seq))
+    }
+
+    /// Returns the number of records `caller` may see.
+    pub fn count(&self, caller: Caller) -> Result<u64> {
+        let mut request = SearchRequest::new("", caller);
+        request.limit = 0;
+        Ok(self.search(&request)?.total)
+    }
+
+    /// Wraps `query` so that it only matches what `caller` may see.
+    fn visible(&self, query: Box<dyn Query>, caller: Caller) -> Box<dyn Query> {
+        match caller {
+            Caller::Authenticated => query,
+            Caller::Anonymous => {
+                let visible =
+                    TermSetQuery::new([Access::Public, Access::Restricted].map(|access| {
+                        Term::from_field_text(self.fields().access, access.as_str())
+                    }));
+                Box::new(BooleanQuery::new(vec![
+                    (Occur::Must, query),
+                    (
+                        Occur::Must,
+                        Box::new(ConstScoreQuery::new(Box::new(visible), 0.0)),
+                    ),
+                ]))
+            }
+        }
+    }
+
+    /// Searches. User text never causes an error: an `Err` means the index itself failed.
+    pub fn search(&self, request: &SearchRequest) -> Result<SearchResults> {
+        let started = Instant::now();
+        let searcher = self.inner.reader.searcher();
+        let parsed = parse(&request.query);
+        let limit = request.limit.min(MAX_LIMIT);
+        let offset = request.offset.min(MAX_OFFSET);
+        let collector = SearchCollector {
+            filters: request.filters.dims(),
+            anonymous: request.caller == Caller::Anonymous,
+            key: parsed.key.clone(),
+            top_k: offset + limit,
+            scored: !parsed.is_empty,
+        };
+        let mut builder = QueryBuilder::new(*self.fields());
+        let run = |text: &dyn Query| -> Result<Collected> {
+            let query = self.visible(text.box_clone(), request.caller);
+            searcher
+                .search(&*query, &collector)
+                .map_err(Error::index("search"))
+        };
+        let mut text = builder.build(&parsed, false);
+        let mut collected = run(&*text)?;
+        if !parsed.is_empty && collected.total < FEW_RESULTS && builder.has_fuzzy_words(&parsed) {
+            text = builder.build(&parsed, true);
+            collected = run(&*text)?;
+        }
+
+        let snippets = if parsed.is_empty {
+            Snippets::none()
+        } else {
+            Snippets::new(
+                &searcher,
+                &*text,
+                self.fields().description,
+                self.fields().body,
+            )
+        };
+        let mut hits = Vec::new();
+        for candidate in collected.top.iter().skip(offset) {
+            let skill = self.load(&searcher, candidate.address)?;
+            let score = if parsed.is_empty {
+                0.0
+            } else {
+                let fraction = candidate.score.max(0.0) / (candidate.score.max(0.0) + SCORE_SCALE);
+                f32::from(candidate.tier) + fraction.min(0.999)
+            };
+            hits.push(SearchHit {
+                snippet: snippets.snippet(&skill.description, &skill.body),
+                id: skill.id,
+                domain: skill.domain,
+                name: skill.name,
+                title: skill.title,
+                description: skill.description,
+                capability_type: skill.capability_type,
+                access: skill.access,
+                format: skill.format,
+                version: skill.version,
+                source_url: skill.source_url,
+                score,
+            });
+        }
+        let [capability_type, access, domain, format, tag] = collected.facets.map(facet_counts);
+        Ok(SearchResults {
+            query: request.query.clone(),
+            total: collected.total,
+            hits,
+            facets: Facets {
+                capability_type,
+                access,
+                domain,
+                format,
+                tag,
+            },
+            took_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        })
+    }
+
+    fn load(&self, searcher: &Searcher, address: tantivy::DocAddress) -> Result<Skill> {
+        let doc: TantivyDocument = searcher
+            .doc(address)
+            .map_err(Error::index("read a stored record"))?;
+        from_document(&doc, self.fields())
+    }
+
+    /// Returns the record with `id`, or `None` when there is none or `caller` may not see
+    /// it (a private record asked for anonymously is as absent as a missing one).
+    pub fn get(&self, id: &str, caller: Caller) -> Result<Option<Skill>> {
+        let searcher = self.inner.reader.searcher();
+        let query = TermQuery::new(
+            Term::from_field_text(self.fields().id, id),
+            IndexRecordOption::Basic,
+        );
+        let query = self.visible(Box::new(query), caller);
+        let top = searcher
+            .search(&*query, &TopDocs::with_limit(1).order_by_score())
+            .map_err(Error::index("search"))?;
+        let Some((_, address)) = top.first() else {
+            return Ok(None);
+        };
+        let skill = self.load(&searcher, *address)?;
+        if caller == Caller::Anonymous && skill.access == Access::Private {
+            return Ok(None);
+        }
+        Ok(Some(skill))
+    }
+
+    /// Lists the records `caller` may see, in id order, a page at a time: pass each page's
+    /// `next_cursor` as the next request's `after`. The order is stable across commits, so
+    /// a listing never repeats or skips a record that existed throughout.
+    pub fn list(&self, request: &ListRequest) -> Result<ListPage> {
+        let searcher = self.inner.reader.searcher();
+        let fields = self.fields();
+        let limit = request.limit.min(MAX_LIMIT);
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(tantivy::query::AllQuery))];
+        for (dim, values) in request.filters.dims() {
+            let field = dim_field(fields, dim);
+            let terms = values
+                .iter()
+                .map(|value| Term::from_field_text(field, value));
+            clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
+        }
+        if let Some(after) = &request.after {
+            clauses.push((
+                Occur::Must,
+                Box::new(RangeQuery::new(
+                    Bound::Excluded(Term::from_field_text(fields.id, after)),
+                    Bound::Unbounded,
+                )),
+            ));
+        }
+        let query = self.visible(Box::new(BooleanQuery::new(clauses)), request.caller);
+        let top = searcher
+            .search(
+                &*query,
+                &TopDocs::with_limit(limit + 1).order_by_string_fast_field(names::ID, Order::Asc),
+            )
+            .map_err(Error::index("list"))?;
+        let mut records = Vec::new();
+        for (_, address) in top.iter().take(limit) {
+            let skill = self.load(&searcher, *address)?;
+            if request.caller == Caller::Anonymous && skill.access == Access::Private {
+                continue;
+            }
+            records.push(skill);
+        }
+        let next_cursor = if top.len() > limit {
+            records.last().map(|skill| skill.id.to_string())
+        } else {
+            None
+        };
+        Ok(ListPage {
+            records,
+            next_cursor,
+        })
+    }
+}
+
+fn dim_field(fields: &Fields, dim: Dim) -> Field {
+    match dim {
+        Dim::CapabilityType => fields.capability_type,
+        Dim::Access => fields.access,
+        Dim::Domain => fields.domain,
+        Dim::Format => fields.format,
+        Dim::Tag => fields.tag,
+        Dim::License => fields.license,
+    }
+}
+
+/// Orders one facet's counts, most frequent first (then by value), and keeps the first
+/// [`MAX_FACET_VALUES`].
+fn facet_counts(counts: std::collections::BTreeMap<String, u64>) -> FacetCounts {
+    let mut counts: Vec<(String, u64)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    counts.truncate(MAX_FACET_VALUES);
+    FacetCounts(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use crawler::Format;
+
+    use super::*;
+    use crate::document::tests::skill;
+    use crate::{Filters, Index, IndexConfig, SNIPPET_MARK_START};
+
+    /// A small directory with every access level, two formats and a CJK description.
+    fn fixture() -> SearchIndex {
+        let mut records = Vec::new();
+        let mut merge = skill(
+            "a.test",
+            "pdf-merge",
+            "PDF Merge",
+            "Merges several PDF files into one <document>.",
+        );
+        merge.tags = vec!["PDF".to_owned(), "documents".to_owned()];
+        merge.license = Some("MIT".to_owned());
+        records.push(merge);
+        let mut tools = skill(
+            "a.test",
+            "pdf-tools",
+            "PDF Tools",
+            "A toolkit for PDF forms and text extraction.",
+        );
+        tools.tags = vec!["pdf".to_owned()];
+        records.push(tools);
+        records.push(skill(
+            "a.test",
+            "csv-cleanup",
+            "CSV Cleanup",
+            "Cleans messy CSV tables.",
+        ));
+        // Mentions the name many times, but is not it.
+        records.push(skill(
+            "b.test",
+            "notes",
+            "Notes",
+            "Like pdf merge, pdf merge for notes: pdf merge, pdf merge, pdf merge.",
+        ));
+        records.push(skill(
+            "c.test",
+            "pdfplumber-guide",
+            "pdfplumber guide",
+            "Tables from documents with a Python library.",
+        ));
+        records.push(skill("c.test", "cjk", "文本工具", "PDF 文本提取工具"));
+        for (name, capability, access, description, tag) in [
+            (
+                "payroll-audit",
+                "api",
+                Access::Private,
+                "Audits payroll records for errors.",
+                "finance",
+            ),
+            (
+                "secret-pdf",
+                "api",
+                Access::Private,
+                "Reads confidential PDF statements.",
+                "finance",
+            ),
+            (
+                "invoice-extract",
+                "task",
+                Access::Restricted,
+                "Extracts invoice fields from a PDF.",
+                "finance",
+            ),
+            (
+                "style-guide",
+                "knowledge",
+                Access::Public,
+                "The house style guide.",
+                "writing",
+            ),
+        ] {
+            let mut record = skill("s.test", name, name, description);
+            record.format = Format::SkillSharing;
+            record.capability_type = capability.to_owned();
+            record.access = access;
+            record.tags = vec![tag.to_owned()];
+            records.push(record);
+        }
+        let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        for record in &records {
+            writer.upsert(record).unwrap();
+        }
+        writer.commit(1).unwrap();
+        search
+    }
+
+    fn search(index: &SearchIndex, query: &str, caller: Caller) -> SearchResults {
+        index.search(&SearchRequest::new(query, caller)).unwrap()
+    }
+
+    fn ids(results: &SearchResults) -> Vec<String> {
+        results.hits.iter().map(|hit| hit.id.to_string()).collect()
+    }
+
+    #[test]
+    fn private_records_never_reach_anonymous_callers() {
+        let index = fixture();
+        for query in [
+            "pdf",
+            "",
+            "payroll",
+            "audits payroll records",
+            "secret-pdf",
+            "finance",
+        ] {
+            let anonymous = search(&index, query, Caller::Anonymous);
+            let everyone = search(&index, query, Caller::Authenticated);
+            assert!(
+                anonymous
+                    .hits
+                    .iter()
+                    .all(|hit| hit.access != Access::Private),
+                "{query:?}"
+            );
+            assert_eq!(anonymous.facets.access.get("private"), 0, "{query:?}");
+            let private = everyone
+                .hits
+                .iter()
+                .filter(|hit| hit.access == Access::Private)
+                .count() as u64;
+            assert_eq!(anonymous.total + private, everyone.total, "{query:?}");
+            let tag_total: u64 = anonymous.facets.tag.0.iter().map(|(_, n)| n).sum();
+            let private_tags = u64::from(query.is_empty() || query == "finance") * 2;
+            let all_tags: u64 = everyone.facets.tag.0.iter().map(|(_, n)| n).sum();
+            if query.is_empty() {
+                assert_eq!(tag_total + private_tags, all_tags);
+            }
+        }
+        // Filtering on private shows nothing anonymously, not even a count.
+        let mut request = SearchRequest::new("", Caller::Anonymous);
+        request.filters.access = vec!["private".to_owned()];
+        let results = index.search(&request).unwrap();
+        assert_eq!((results.total, results.hits.len()), (0, 0));
+        assert_eq!(results.facets.access.get("private"), 0);
+        assert_eq!(results.facets.domain.get("s.test"), 0);
+        request.caller = Caller::Authenticated;
+        assert_eq!(index.search(&request).unwrap().total, 2);
+
+        assert!(
+            index
+                .get("s.test/payroll-audit", Caller::Anonymous)
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            index
+                .get("s.test/payroll-audit", Caller::Authenticated)
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            index
+                .get("s.test/invoice-extract", Caller::Anonymous)
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            index
+                .get("nowhere.test/x", Caller::Authenticated)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(index.count(Caller::Anonymous).unwrap(), 8);
+        assert_eq!(index.count(Caller::Authenticated).unwrap(), 10);
+        assert_eq!(index.num_docs(), 10);
+
+        let mut listed = Vec::new();
+        let mut request = ListRequest::new(Caller::Anonymous);
+        request.limit = 3;
+        loop {
+            let page = index.list(&request).unwrap();
+            listed.extend(page.records.iter().map(|skill| skill.id.to_string()));
+            match page.next_cursor {
+                Some(cursor) => request.after = Some(cursor),
+                None => break,
+            }
+        }
+        assert_eq!(listed.len(), 8);
+        assert!(
+            !listed
+                .iter()
+                .any(|id| id.contains("payroll") || id.contains("secret"))
+        );
+        let mut sorted = listed.clone();
+        sorted.sort();
+        assert_eq!(listed, sorted);
+    }
+
+    #[test]
+    fn filters_and_facets() {
+        let index = fixture();
+        let run = |filters: Filters, caller| {
+            let mut request = SearchRequest::new("", caller);
+            request.filters = filters;
+            index.search(&request).unwrap()
+        };
+        // One value.
+        let results = run(
+            Filters {
+                capability_type: vec!["API".to_owned()],
+                ..Filters::default()
+            },
+            Caller::Authenticated,
+        );
+        assert_eq!(ids(&results), ["s.test/payroll-audit", "s.test/secret-pdf"]);
+        // The filtered facet still counts the other values; the others count only api.
+        assert_eq!(results.facets.capability_type.get("skill"), 6);
+        assert_eq!(results.facets.capability_type.get("task"), 1);
+        assert_eq!(results.facets.capability_type.get("api"), 2);
+        assert_eq!(results.facets.domain.0, [("s.test".to_owned(), 2)]);
+        assert_eq!(results.facets.format.0, [("skill-sharing".to_owned(), 2)]);
+
+        // OR within a field (repeated or comma-separated), AND across fields.
+        let results = run(
+            Filters {
+                capability_type: vec!["api,task".to_owned(), "knowledge".to_owned()],
+                access: vec!["restricted".to_owned(), "public".to_owned()],
+                ..Filters::default()
+            },
+            Caller::Authenticated,
+        );
+        assert_eq!(
+            ids(&results),
+            ["s.test/invoice-extract", "s.test/style-guide"]
+        );
+        assert_eq!(results.facets.access.get("private"), 2);
+        assert_eq!(results.facets.access.get("public"), 1);
+
+        for (filters, expected) in [
+            (
+                Filters {
+                    domain: vec!["A.TEST".to_owned()],
+                    ..Filters::default()
+                },
+                vec!["a.test/csv-cleanup", "a.test/pdf-merge", "a.test/pdf-tools"],
+            ),
+            (
+                Filters {
+                    format: vec!["skill-sharing".to_owned()],
+                    ..Filters::default()
+                },
+                vec!["s.test/invoice-extract", "s.test/style-guide"],
+            ),
+            (
+                Filters {
+                    tag: vec!["pdf".to_owned()],
+                    ..Filters::default()
+                },
+                vec!["a.test/pdf-merge", "a.test/pdf-tools"],
+            ),
+            (
+                Filters {
+                    license: vec!["mit".to_owned()],
+                    ..Filters::default()
+                },
+                vec!["a.test/pdf-merge"],
+            ),
+            (
+                Filters {
+                    tag: vec!["no-such-tag".to_owned()],
+                    ..Filters::default()
+                },
+                vec![],
+            ),
+        ] {
+            let results = run(filters.clone(), Caller::Anonymous);
+            assert_eq!(ids(&results), expected, "{filters:?}");
+            assert_eq!(results.total, expected.len() as u64);
+        }
+        // Facets are sorted by count, then value.
+        let results = run(Filters::default(), Caller::Anonymous);
+        assert_eq!(
+            results.facets.domain.0,
+            [
+                ("a.test".to_owned(), 3),
+                ("c.test".to_owned(), 2),
+                ("s.test".to_owned(), 2),
+                ("b.test".to_owned(), 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn exact_names_then_prefixes_then_text() {
+        let index = fixture();
+        let results = search(&index, "pdf merge", Caller::Anonymous);
+        let order = ids(&results);
+        assert_eq!(order[0], "a.test/pdf-merge");
+        assert!(results.hits[0].score >= 2.0, "{}", results.hits[0].score);
+        let notes = order.iter().position(|id| id == "b.test/notes").unwrap();
+        assert!(notes > 0);
+
+        // Names that start with the query come before other text matches.
+        let results = search(&index, "pdf", Caller::Anonymous);
+        let order = ids(&results);
+        let mut first = order[..3].to_vec();
+        first.sort();
+        assert_eq!(
+            first,
+            [
+                "a.test/pdf-merge",
+                "a.test/pdf-tools",
+                "c.test/pdfplumber-guide"
+            ]
+        );
+        assert!(results.hits[2].score >= 1.0 && results.hits[3].score < 1.0);
+        assert!(order.contains(&"s.test/invoice-extract".to_owned()));
+        for pair in results.hits.windows(2) {
+            assert!(pair[0].score >= pair[1].score);
+        }
+
+        // A title counts like a name.
+        let results = search(&index, "CSV cleanup", Caller::Anonymous);
+        assert_eq!(ids(&results)[0], "a.test/csv-cleanup");
+    }
+
+    #[test]
+    fn last_word_prefixes_and_typos() {
+        let index = fixture();
+        // Search as you type: the last word is a prefix.
+        assert_eq!(
+            ids(&search(&index, "pdfplu", Caller::Anonymous))[0],
+            "c.test/pdfplumber-guide"
+        );
+        let results = search(&index, "invoice fie", Caller::Anonymous);
+        assert_eq!(ids(&results)[0], "s.test/invoice-extract");
+        // One typo in a long word, when exact terms find little.
+        let results = search(&index, "invoce", Caller::Anonymous);
+        assert_eq!(ids(&results), ["s.test/invoice-extract"]);
+        let results = search(&index, "payrol audt", Caller::Authenticated);
+        assert!(ids(&results).contains(&"s.test/payroll-audit".to_owned()));
+        // Short words get no typo matching.
+        assert!(search(&index, "pfd", Caller::Anonymous).hits.is_empty());
+    }
+
+    #[test]
+    fn typos_only_add_results_when_exact_terms_find_few() {
+        let Index {
+            mut writer,
+            search: index,
+        } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        for n in 0..5 {
+            writer
+                .upsert(&skill("w.test", &format!("w{n}"), "W", "A widget maker."))
+                .unwrap();
+        }
+        writer
+            .upsert(&skill("w.test", "typo", "T", "A widgte maker."))
+            .unwrap();
+        writer.commit(1).unwrap();
+        let exact = search(&index, "widget", Caller::Anonymous);
+        assert_eq!(exact.total, 5);
+        assert!(!ids(&exact).contains(&"w.test/typo".to_owned()));
+        // Exact "widgte" finds one record, so the near spellings are added below it.
+        let few = search(&index, "widgte", Caller::Anonymous);
+        assert_eq!(few.total, 6);
+        assert_eq!(ids(&few)[0], "w.test/typo");
+    }
+
+    #[test]
+    fn cjk_text_is_searchable() {
+        let index = fixture();
+        let results = search(&index, "文本提取", Caller::Anonymous);
+        assert_eq!(ids(&results)[0], "c.test/cjk");
+        assert!(
+            results.hits[0].snippet.contains("<mark>文本提取</mark>"),
+            "{}",
+            results.hits[0].snippet
+        );
+        assert_eq!(
+            ids(&search(&index, "提取", Caller::Anonymous)),
+            ["c.test/cjk"]
+        );
+    }
+
+    #[test]
+    fn snippets_highlight_and_escape() {
+        let index = fixture();
+        let results = search(&index, "merge documents", Caller::Anonymous);
+        let hit = &results.hits[0];
+        assert_eq!(hit.id.to_string(), "a.test/pdf-merge");
+        insta::assert_snapshot!(
+            hit.snippet,
+            @"<mark>Merges</mark> several PDF files into one &lt;<mark>document</mark>&gt;."
+        );
+        // Without a highlight, the snippet is the start of the description, escaped.
+        let browse = search(&index, "", Caller::Anonymous);
+        let merge = browse
+            .hits
+            .iter()
+            .find(|hit| hit.name.as_str() == "pdf-merge")
+            .unwrap();
+        assert!(!merge.snippet.contains(SNIPPET_MARK_START));
+        assert!(merge.snippet.contains("&lt;document&gt;"));
+    }
+
+    #[test]
+    fn hostile_queries_are_results_or_nothing() {
+        let index = fixture();
+        let long = "pdf ".repeat(25_000);
+        let lone_surrogate = String::from_utf16_lossy(&[0xD800, 0x0070, 0x0064, 0x0066]);
+        let hostile = [
+            "((((",
+            "))))",
+            "AND OR NOT",
+            "\"unbalanced",
+            "\"\"",
+            "\"",
+            "c++ (",
+            "title:pdf",
+            "*",
+            "pdf*",
+            "-pdf",
+            "+",
+            "a AND",
+            "[1 TO 2]",
+            "\u{0}\u{1}\u{7f}\u{1b}[2J",
+            "🦀🦀🦀",
+            "\u{200b}\u{feff}",
+            "ſ ß Ⅸ",
+            "%00%ff",
+            "\\",
+            "'; DROP TABLE skills; --",
+            &long,
+            &lone_surrogate,
+        ];
+        for query in hostile {
+            for caller in [Caller::Anonymous, Caller::Authenticated] {
+                let mut request = SearchRequest::new(query, caller);
+                request.limit = usize::MAX;
+                request.offset = usize::MAX;
+                let results = index.search(&request).unwrap();
+                assert!(results.hits.is_empty());
+                request.offset = 0;
+                let results = index.search(&request).unwrap();
+                assert!(results.hits.len() as u64 <= results.total);
+                assert!(results.hits.len() <= MAX_LIMIT);
+            }
+        }
+        assert!(!search(&index, &long, Caller::Anonymous).hits.is_empty());
+        // Operators are words (stop words here); the last one is still a prefix.
+        assert_eq!(
+            ids(&search(&index, "AND OR NOT", Caller::Anonymous)),
+            ["b.test/notes"]
+        );
+    }
+
+    #[test]
+    fn pages_and_browsing() {
+        let index = fixture();
+        let all = search(&index, "", Caller::Anonymous);
+        assert_eq!(all.total, 8);
+        assert!(all.hits.iter().all(|hit| hit.score == 0.0));
+        let mut sorted = ids(&all);
+        sorted.sort();
+        assert_eq!(ids(&all), sorted);
+        let mut request = SearchRequest::new("pdf", Caller::Anonymous);
+        let full = index.search(&request).unwrap();
+        request.limit = 2;
+        let first = index.search(&request).unwrap();
+        request.offset = 2;
+        let second = index.search(&request).unwrap();
+        assert_eq!(first.total, full.total);
+        assert_eq!([ids(&first), ids(&second)].concat(), ids(&full)[..4]);
+        request.limit = 0;
+        request.offset = 0;
+        let counts = index.search(&request).unwrap();
+        assert!(counts.hits.is_empty());
+        assert_eq!(counts.total, full.total);
+        assert_eq!(counts.facets, full.facets);
+    }
+
+    #[test]
+    fn the_results_are_the_v1_search_body() {
+        let index = fixture();
+        let mut request = SearchRequest::new("invoice", Caller::Anonymous);
+        request.limit = 1;
+        let results = index.search(&request).unwrap();
+        insta::assert_json_snapshot!(
+            results,
+            { ".took_ms" => "[took_ms]", ".hits[].score" => "[score]" },
+            @r#"
+    {
+      "query": "invoice",
+      "total": 1,
+      "hits": [
+        {
+          "id": "s.test/invoice-extract",
+          "domain": "s.test",
+          "name": "invoice-extract",
+          "title": "invoice-extract",
+          "description": "Extracts invoice fields from a PDF.",
+          "capability_type": "task",
+          "access": "restricted",
+          "format": "skill-sharing",
+          "version": null,
+          "source_url": "https://s.test/.well-known/skills/invoice-extract/SKILL.md",
+          "score": "[score]",
+          "snippet": "Extracts <mark>invoice</mark> fields from a PDF."
+        }
+      ],
+      "facets": {
+        "capability_type": {
+          "task": 1
+        },
+        "access": {
+          "restricted": 1
+        },
+        "domain": {
+          "s.test": 1
+        },
+        "format": {
+          "skill-sharing": 1
+        },
+        "tag": {
+          "finance": 1
+        }
+      },
+      "took_ms": "[took_ms]"
+    }
+    "#
+        );
+        let json = serde_json::to_value(&results).unwrap();
+        let back: SearchResults = serde_json::from_value(json).unwrap();
+        assert_eq!(back, results);
+    }
+
+    #[test]
+    fn a_reader_sees_new_commits() {
+        let Index {
+            mut writer,
+            search: index,
+        } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        let reader = index.clone();
+        let handle = std::thread::spawn(move || reader.num_docs());
+        assert_eq!(handle.join().unwrap(), 0);
+        writer
+            .upsert(&skill("n.test", "new", "New", "Fresh."))
+            .unwrap();
+        writer.commit(7).unwrap();
+        assert_eq!(search(&index, "fresh", Caller::Anonymous).total, 1);
+        assert_eq!(index.committed_seq().unwrap(), 7);
+    }
+}

@@ -1,0 +1,209 @@
+//! Snippets: a short extract of a record's text with the matched words highlighted.
+//!
+//! The format is HTML-safe text, ready to put in a web page as it is: every `&`, `<`, `>`, `"`
+//! and `'` of the record's text is escaped as an entity, runs of whitespace (newlines
+//! included) and control characters become one space, and each matched word is wrapped in
+//! [`SNIPPET_MARK_START`] and [`SNIPPET_MARK_END`] (`<mark>` and `</mark>`), the only tags
+//! a snippet ever holds. An extract cut from a longer text starts or ends with `…`. A client
+//! that wants plain text removes the two tags and unescapes the five entities.
+
+use std::ops::Range;
+
+use tantivy::Searcher;
+use tantivy::query::Query;
+use tantivy::schema::Field;
+use tantivy::snippet::SnippetGenerator;
+
+/// Opens a highlighted word in a snippet.
+pub const SNIPPET_MARK_START: &str = "<mark>";
+/// Closes a highlighted word in a snippet.
+pub const SNIPPET_MARK_END: &str = "</mark>";
+/// The longest extract, in bytes of the original text.
+const MAX_SNIPPET_BYTES: usize = 200;
+/// Bodies are searched for a snippet in their first this many bytes only.
+const MAX_BODY_BYTES: usize = 32 * 1024;
+
+/// Builds snippets for the hits of one query.
+pub(crate) struct Snippets {
+    description: Option<SnippetGenerator>,
+    body: Option<SnippetGenerator>,
+}
+
+impl Snippets {
+    /// Prepares highlighting of `query`'s terms in the description and body fields. A
+    /// failure only means no highlights.
+    pub(crate) fn new(
+        searcher: &Searcher,
+        query: &dyn Query,
+        description: Field,
+        body: Field,
+    ) -> Snippets {
+        let generator = |field| {
+            SnippetGenerator::create(searcher, query, field)
+                .ok()
+                .map(|mut generator| {
+                    generator.set_max_num_chars(MAX_SNIPPET_BYTES);
+                    generator
+                })
+        };
+        Snippets {
+            description: generator(description),
+            body: generator(body),
+        }
+    }
+
+    /// Returns no highlighting: the start of the description.
+    pub(crate) fn none() -> Snippets {
+        Snippets {
+            description: None,
+            body: None,
+        }
+    }
+
+    /// Returns the snippet of a record: the best highlighted extract of its description,
+    /// else of its body, else the start of its description.
+    pub(crate) fn snippet(&self, description: &str, body: &str) -> String {
+        if let Some(snippet) = highlighted(self.description.as_ref(), description) {
+            return snippet;
+        }
+        let body = truncate(body, MAX_BODY_BYTES);
+        if let Some(snippet) = highlighted(self.body.as_ref(), body) {
+            return snippet;
+        }
+        let start = truncate(description, MAX_SNIPPET_BYTES);
+        render(description, 0..start.len(), &[])
+    }
+}
+
+fn highlighted(generator: Option<&SnippetGenerator>, text: &str) -> Option<String> {
+    let snippet = generator?.snippet(text);
+    if snippet.highlighted().is_empty() {
+        return None;
+    }
+    let mut range = snippet.fragment_range();
+    let start = range.start;
+    // Keep the punctuation that ends or starts the text rather than cutting it off.
+    if !text[range.end..].chars().any(char::is_alphanumeric) {
+        range.end = text.len();
+    }
+    if !text[..range.start].chars().any(char::is_alphanumeric) {
+        range.start = 0;
+    }
+    let marks: Vec<Range<usize>> = snippet
+        .highlighted()
+        .iter()
+        .map(|mark| mark.start + start..mark.end + start)
+        .collect();
+    Some(render(text, range, &marks))
+}
+
+/// Returns the longest prefix of `text` of at most `max` bytes that ends on a character
+/// boundary.
+fn truncate(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Renders `text[range]` with `marks` (byte ranges into `text`) highlighted, in the snippet
+/// format described in the module docs.
+pub(crate) fn render(text: &str, range: Range<usize>, marks: &[Range<usize>]) -> String {
+    let mut marks: Vec<Range<usize>> = marks
+        .iter()
+        .filter(|mark| mark.start < mark.end && mark.end <= text.len())
+        .cloned()
+        .collect();
+    marks.sort_by_key(|mark| (mark.start, mark.end));
+    let mut merged: Vec<Range<usize>> = Vec::new();
+    for mark in marks {
+        match merged.last_mut() {
+            Some(last) if mark.start <= last.end => last.end = last.end.max(mark.end),
+            _ => merged.push(mark),
+        }
+    }
+    let range = range.start.min(text.len())..range.end.min(text.len());
+    let mut out = String::new();
+    if !text[..range.start].trim().is_empty() {
+        out.push('…');
+    }
+    let mut open = false;
+    let mut last_was_space = out.is_empty();
+    for (offset, c) in text[range.clone()].char_indices() {
+        let at = range.start + offset;
+        if open && merged.iter().any(|mark| mark.end == at) {
+            out.push_str(SNIPPET_MARK_END);
+            open = false;
+        }
+        if !open && merged.iter().any(|mark| mark.start == at) {
+            out.push_str(SNIPPET_MARK_START);
+            open = true;
+        }
+        if c.is_whitespace() || c.is_control() {
+            if !last_was_space {
+                out.push(' ');
+                last_was_space = true;
+            }
+            continue;
+        }
+        last_was_space = false;
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    if open {
+        out.push_str(SNIPPET_MARK_END);
+    }
+    let trimmed_len = out.trim_end().len();
+    out.truncate(trimmed_len);
+    if !text[range.end..].trim().is_empty() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_escape_and_mark() {
+        let text = "Use <b>&\"pdf'\" tools\n\nfor PDF files";
+        let start = text.find("pdf").unwrap();
+        let second = text.find("PDF").unwrap();
+        insta::assert_snapshot!(
+            render(text, 0..text.len(), &[start..start + 3, second..second + 3]),
+            @"Use &lt;b&gt;&amp;&quot;<mark>pdf</mark>&#39;&quot; tools for <mark>PDF</mark> files"
+        );
+    }
+
+    #[test]
+    fn extracts_say_they_are_cut_and_marks_merge() {
+        let text = "one two 文本提取工具 three";
+        let at = text.find('文').unwrap();
+        // Overlapping bigram marks become one.
+        let marks = [at..at + 6, at + 3..at + 9, at + 6..at + 12];
+        insta::assert_snapshot!(
+            render(text, 4..text.len() - 6, &marks),
+            @"…two <mark>文本提取</mark>工具…"
+        );
+        assert_eq!(render("", 0..0, &[]), "");
+        // Marks and ranges past the end of the text are ignored.
+        assert_eq!(render("abc", 0..10, &[1..2, 5..9]), "a<mark>b</mark>c");
+    }
+
+    #[test]
+    fn truncation_respects_characters() {
+        assert_eq!(truncate("ab文", 3), "ab");
+        assert_eq!(truncate("ab", 3), "ab");
+    }
+}

@@ -1,0 +1,239 @@
+//! Keeping the index a derived view of the crawl store's change log.
+//!
+//! The store numbers every upsert and delete; each index commit records the last number it
+//! applied. A sync reads the changes after that number in batches, applies them (a tombstone
+//! deletes, anything else upserts) and commits after each batch, so an interrupted sync
+//! resumes where it stopped, and deleting the index directory rebuilds it from the store.
+
+use crawler::store::Store;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::writer::IndexWriterHandle;
+
+/// What a [`sync`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SyncStats {
+    /// The change sequence number the index was at before.
+    pub from_seq: u64,
+    /// The change sequence number the index is at now.
+    pub to_seq: u64,
+    /// Records added or replaced.
+    pub upserted: usize,
+    /// Records removed (tombstones).
+    pub deleted: usize,
+    /// Commits made (one per batch).
+    pub commits: usize,
+    /// True when the index was rebuilt from the start of the change log (a new or
+    /// incompatible index, or a store that is not the one the index was built from).
+    pub rebuilt: bool,
+}
+
+/// Applies the crawl store's changes since the index's last commit.
+///
+/// Runs synchronously (tantivy work): async callers use `spawn_blocking`.
+pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> {
+    let batch = writer.sync_batch.max(1);
+    let store_seq = store.last_seq().map_err(Error::Store)?;
+    let mut seq = writer.committed_seq();
+    let mut stats = SyncStats {
+        from_seq: seq,
+        to_seq: seq,
+        rebuilt: seq == 0,
+        ..SyncStats::default()
+    };
+    if store_seq < seq {
+        // The index is ahead of the store: it was built from another store (the data
+        // directory was reset). Start again from the store's first change.
+        tracing::warn!(
+            index_seq = seq,
+            store_seq,
+            "the index is ahead of the crawl store; rebuilding it"
+        );
+        writer.clear()?;
+        seq = 0;
+        stats.rebuilt = true;
+        if store_seq == 0 {
+            writer.commit(0)?;
+            stats.commits += 1;
+            stats.to_seq = 0;
+            return Ok(stats);
+        }
+    }
+    loop {
+        let changes = store.changes_after(seq, batch).map_err(Error::Store)?;
+        let Some(last) = changes.last() else {
+            break;
+        };
+        let batch_seq = last.seq;
+        for change in &changes {
+            if change.is_tombstone() {
+                writer.delete(&change.skill.id)?;
+                stats.deleted += 1;
+            } else {
+                writer.upsert(&change.skill)?;
+                stats.upserted += 1;
+            }
+        }
+        writer.commit(batch_seq)?;
+        stats.commits += 1;
+        seq = batch_seq;
+        tracing::debug!(seq, changes = changes.len(), "index batch committed");
+    }
+    if writer.pending() > 0 {
+        // Only the clear of a rebuild can be pending here.
+        writer.commit(seq)?;
+        stats.commits += 1;
+    }
+    stats.to_seq = seq;
+    if stats.upserted + stats.deleted > 0 {
+        tracing::info!(
+            from_seq = stats.from_seq,
+            to_seq = stats.to_seq,
+            upserted = stats.upserted,
+            deleted = stats.deleted,
+            "search index synced"
+        );
+    }
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use crawler::Skill;
+    use crawler::store::{DomainStatus, Outcome};
+    use time::OffsetDateTime;
+    use time::macros::datetime;
+    use url::Url;
+
+    use super::*;
+    use crate::document::tests::skill;
+    use crate::{Caller, Index, IndexConfig};
+
+    const T1: OffsetDateTime = datetime!(2026-11-01 10:00 UTC);
+    const T2: OffsetDateTime = datetime!(2026-11-02 10:00 UTC);
+
+    fn status(now: OffsetDateTime) -> DomainStatus {
+        DomainStatus {
+            domain: "a.test".parse().unwrap(),
+            origin: "https://a.test".to_owned(),
+            outcome: Outcome::Ok,
+            formats: vec![crawler::Format::AgentSkills],
+            indexes: vec![Url::parse("https://a.test/.well-known/skills/index.json").unwrap()],
+            skills: 0,
+            requests: 1,
+            errors: Vec::new(),
+            errors_omitted: 0,
+            diagnostics: Vec::new(),
+            crawled_at: now,
+            last_success: Some(now),
+        }
+    }
+
+    fn records(names: &[&str], description: &str) -> Vec<Skill> {
+        names
+            .iter()
+            .map(|name| skill("a.test", name, name, description))
+            .collect()
+    }
+
+    #[test]
+    fn the_index_follows_the_change_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let config = IndexConfig {
+            sync_batch: 2,
+            ..IndexConfig::default()
+        };
+        let Index { mut writer, search } =
+            Index::open_or_create(&dir.path().join("index"), config.clone()).unwrap();
+
+        // Nothing to do on an empty store.
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!((stats.upserted, stats.deleted, stats.commits), (0, 0, 0));
+
+        store
+            .apply_domain(
+                &status(T1),
+                records(&["alpha", "beta", "gamma"], "First."),
+                T1,
+            )
+            .unwrap();
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!(
+            stats,
+            SyncStats {
+                from_seq: 0,
+                to_seq: 3,
+                upserted: 3,
+                deleted: 0,
+                commits: 2,
+                rebuilt: true,
+            }
+        );
+        assert_eq!(search.num_docs(), 3);
+
+        // beta changes, gamma vanishes (a tombstone).
+        store
+            .apply_domain(&status(T2), records(&["alpha", "beta"], "Second."), T2)
+            .unwrap();
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!((stats.from_seq, stats.to_seq), (3, 6));
+        assert_eq!(
+            (stats.upserted, stats.deleted, stats.rebuilt),
+            (2, 1, false)
+        );
+        assert_eq!(search.num_docs(), 2);
+        assert!(
+            search
+                .get("a.test/gamma", Caller::Authenticated)
+                .unwrap()
+                .is_none()
+        );
+        let beta = search
+            .get("a.test/beta", Caller::Anonymous)
+            .unwrap()
+            .unwrap();
+        assert_eq!(beta, store.record("a.test/beta").unwrap().unwrap().skill);
+
+        // Up to date: no commit.
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!((stats.commits, stats.from_seq, stats.to_seq), (0, 6, 6));
+
+        // The sequence number survives a restart.
+        drop(writer);
+        let Index { mut writer, .. } =
+            Index::open_or_create(&dir.path().join("index"), config).unwrap();
+        assert_eq!(writer.committed_seq(), 6);
+        assert_eq!(sync(&store, &mut writer).unwrap().commits, 0);
+    }
+
+    #[test]
+    fn a_store_behind_the_index_means_a_rebuild() {
+        let dir = tempfile::tempdir().unwrap();
+        let Index { mut writer, search } =
+            Index::open_or_create(&dir.path().join("index"), IndexConfig::default()).unwrap();
+        let old = Store::open(&dir.path().join("old")).unwrap();
+        old.apply_domain(&status(T1), records(&["a", "b", "c"], "Old."), T1)
+            .unwrap();
+        sync(&old, &mut writer).unwrap();
+        assert_eq!(search.num_docs(), 3);
+
+        // A new, shorter store: the index is rebuilt from it.
+        let new = Store::open(&dir.path().join("new")).unwrap();
+        new.apply_domain(&status(T2), records(&["z"], "New."), T2)
+            .unwrap();
+        let stats = sync(&new, &mut writer).unwrap();
+        assert!(stats.rebuilt);
+        assert_eq!((stats.to_seq, stats.upserted), (1, 1));
+        assert_eq!(search.num_docs(), 1);
+        assert!(search.get("a.test/z", Caller::Anonymous).unwrap().is_some());
+
+        // An empty store empties the index.
+        let empty = Store::open(&dir.path().join("empty")).unwrap();
+        let stats = sync(&empty, &mut writer).unwrap();
+        assert!(stats.rebuilt);
+        assert_eq!(search.num_docs(), 0);
+        assert_eq!(writer.committed_seq(), 0);
+    }
+}

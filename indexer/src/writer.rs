@@ -1,0 +1,198 @@
+//! The one writer of the index: upserts by id, deletes, and commits that record how far the
+//! crawl store's change log has been applied.
+
+use crawler::{Skill, SkillId};
+use serde::{Deserialize, Serialize};
+use tantivy::{IndexWriter, TantivyDocument, Term};
+
+use crate::document::to_document;
+use crate::error::{Error, Result};
+use crate::schema::SCHEMA_VERSION;
+use crate::search::SearchIndex;
+
+/// What each commit records in tantivy's commit payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CommitPayload {
+    /// The schema version the index was written with.
+    pub(crate) schema_version: u32,
+    /// The crawl store's change sequence number the index is up to date with.
+    pub(crate) seq: u64,
+}
+
+impl CommitPayload {
+    /// Reads the payload of an index's last commit; `None` when there is none or it is not
+    /// ours.
+    pub(crate) fn read(payload: Option<&str>) -> Option<CommitPayload> {
+        serde_json::from_str(payload?).ok()
+    }
+}
+
+/// The index's only writer. Changes become visible to searches at [`commit`](Self::commit);
+/// changes not committed when the handle is dropped are discarded.
+///
+/// tantivy work is synchronous: async callers run these methods in `spawn_blocking`.
+pub struct IndexWriterHandle {
+    writer: IndexWriter<TantivyDocument>,
+    search: SearchIndex,
+    committed_seq: u64,
+    pending: usize,
+    pub(crate) sync_batch: usize,
+}
+
+impl std::fmt::Debug for IndexWriterHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexWriterHandle")
+            .field("committed_seq", &self.committed_seq)
+            .field("pending", &self.pending)
+            .finish_non_exhaustive()
+    }
+}
+
+impl IndexWriterHandle {
+    pub(crate) fn new(
+        writer: IndexWriter<TantivyDocument>,
+        search: SearchIndex,
+        committed_seq: u64,
+        sync_batch: usize,
+    ) -> IndexWriterHandle {
+        IndexWriterHandle {
+            writer,
+            search,
+            committed_seq,
+            pending: 0,
+            sync_batch,
+        }
+    }
+
+    /// Adds `skill`, replacing any record with the same id.
+    pub fn upsert(&mut self, skill: &Skill) -> Result<()> {
+        let fields = self.search.fields();
+        let doc = to_document(skill, fields)?;
+        self.writer
+            .delete_term(Term::from_field_text(fields.id, &skill.id.to_string()));
+        self.writer
+            .add_document(doc)
+            .map_err(Error::index("add a document"))?;
+        self.pending += 1;
+        Ok(())
+    }
+
+    /// Removes the record with `id`, if there is one.
+    pub fn delete(&mut self, id: &SkillId) -> Result<()> {
+        let fields = self.search.fields();
+        self.writer
+            .delete_term(Term::from_field_text(fields.id, &id.to_string()));
+        self.pending += 1;
+        Ok(())
+    }
+
+    /// Removes every record (before a rebuild from the change log).
+    pub fn clear(&mut self) -> Result<()> {
+        self.writer
+            .delete_all_documents()
+            .map_err(Error::index("delete all documents"))?;
+        self.pending += 1;
+        Ok(())
+    }
+
+    /// Commits the changes made since the last commit, recording that the index is up to
+    /// date with the crawl store's change `seq`, and makes them visible to every
+    /// [`SearchIndex`] of this index.
+    pub fn commit(&mut self, seq: u64) -> Result<()> {
+        let payload = serde_json::to_string(&CommitPayload {
+            schema_version: SCHEMA_VERSION,
+            seq,
+        })
+        .map_err(|error| Error::CorruptRecord {
+            id: "commit payload".to_owned(),
+            message: error.to_string(),
+        })?;
+        let mut prepared = self
+            .writer
+            .prepare_commit()
+            .map_err(Error::index("prepare a commit"))?;
+        prepared.set_payload(&payload);
+        prepared.commit().map_err(Error::index("commit"))?;
+        self.committed_seq = seq;
+        self.pending = 0;
+        self.search.reload()?;
+        Ok(())
+    }
+
+    /// Returns the change sequence number of the last commit (0 for a new index).
+    pub fn committed_seq(&self) -> u64 {
+        self.committed_seq
+    }
+
+    /// Returns how many upserts and deletes wait for the next commit.
+    pub fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Returns a reader of this index; it sees each commit as soon as it is made.
+    pub fn search_index(&self) -> SearchIndex {
+        self.search.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::tests::skill;
+    use crate::{Caller, Index, IndexConfig};
+
+    #[test]
+    fn upsert_replaces_and_delete_removes() {
+        let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        assert_eq!(writer.committed_seq(), 0);
+        let mut first = skill("a.test", "pdf", "PDF", "First text.");
+        writer.upsert(&first).unwrap();
+        writer
+            .upsert(&skill("a.test", "csv", "CSV", "Tables."))
+            .unwrap();
+        assert_eq!(writer.pending(), 2);
+        // Nothing is visible before the commit.
+        assert_eq!(search.num_docs(), 0);
+        writer.commit(2).unwrap();
+        assert_eq!(search.num_docs(), 2);
+        assert_eq!(search.committed_seq().unwrap(), 2);
+
+        first.description = "Second text.".to_owned();
+        writer.upsert(&first).unwrap();
+        writer.commit(3).unwrap();
+        assert_eq!(search.num_docs(), 2);
+        let got = search
+            .get("a.test/pdf", Caller::Anonymous)
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, first);
+
+        writer.delete(&first.id).unwrap();
+        writer.commit(4).unwrap();
+        assert_eq!(search.num_docs(), 1);
+        assert!(
+            search
+                .get("a.test/pdf", Caller::Anonymous)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(writer.committed_seq(), 4);
+
+        writer.clear().unwrap();
+        writer.commit(5).unwrap();
+        assert_eq!(search.num_docs(), 0);
+    }
+
+    #[test]
+    fn payloads_that_are_not_ours_read_as_none() {
+        assert_eq!(CommitPayload::read(None), None);
+        assert_eq!(CommitPayload::read(Some("garbage")), None);
+        assert_eq!(
+            CommitPayload::read(Some(r#"{"schema_version":1,"seq":7}"#)),
+            Some(CommitPayload {
+                schema_version: 1,
+                seq: 7
+            })
+        );
+    }
+}
