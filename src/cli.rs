@@ -9,12 +9,14 @@ use crawler::crawl;
 pub(crate) const DEFAULT_DATA_DIR: &str = "./data";
 /// The seed file crawled when no target and no `--seeds` is given.
 pub(crate) const DEFAULT_SEEDS: &str = "seeds/domains.txt";
+/// Hits shown by `search` when `--limit` is not given.
+pub(crate) const DEFAULT_SEARCH_LIMIT: usize = indexer::DEFAULT_LIMIT;
 
 /// Finds agent skills published on the web, checks them, indexes them and serves them.
 #[derive(Debug, Parser)]
 #[command(name = "skillscout", version, about)]
 pub(crate) struct Cli {
-    /// The data directory: crawl state, fetched files and the search index.
+    /// The data directory: crawl state, fetched files and the search index (`DIR/index`).
     #[arg(
         long,
         global = true,
@@ -40,6 +42,10 @@ pub(crate) enum Command {
     /// (http:// or https://), and prints every problem with advice. Exits 1 when the chosen
     /// verdict finds an error.
     Validate(ValidateArgs),
+    /// Searches the index built by `crawl`: prints the best matches, or with `--json`
+    /// exactly the body `/v1/search` returns. Reads only the index, so it works while a
+    /// server or a crawl is running.
+    Search(SearchArgs),
 }
 
 /// How to fetch: politeness, limits, and how to reach hosts. Shared by `crawl` and
@@ -150,4 +156,51 @@ pub(crate) struct ValidateArgs {
     /// Fetching options, for origins.
     #[command(flatten)]
     pub(crate) fetch: FetchArgs,
+}
+
+/// Arguments of `skillscout search`.
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// What to look for: words and "quoted phrases" (several arguments are joined with
+    /// spaces; an empty query lists everything).
+    #[arg(required = true, value_name = "QUERY")]
+    pub(crate) query: Vec<String>,
+
+    /// Only skills of this capability type (`skill`, `plugin`, `api`, `knowledge`, `task`);
+    /// repeat or comma-separate for any of several.
+    #[arg(long = "type", value_name = "T")]
+    pub(crate) capability_type: Vec<String>,
+
+    /// Only skills with this access level (`public`, `restricted`, `private`); repeatable.
+    #[arg(long, value_name = "A")]
+    pub(crate) access: Vec<String>,
+
+    /// Only skills published by this domain; repeatable.
+    #[arg(long, value_name = "D")]
+    pub(crate) domain: Vec<String>,
+
+    /// Only skills published in this format (`agent-skills`, `skill-sharing`); repeatable.
+    #[arg(long, value_name = "F")]
+    pub(crate) format: Vec<String>,
+
+    /// Only skills with this tag; repeatable.
+    #[arg(long, value_name = "TAG")]
+    pub(crate) tag: Vec<String>,
+
+    /// How many results to show (at most 100).
+    #[arg(long, default_value_t = DEFAULT_SEARCH_LIMIT, value_name = "N")]
+    pub(crate) limit: usize,
+
+    /// How many results to skip, for the next page.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(crate) offset: usize,
+
+    /// Prints exactly the JSON body `/v1/search` returns to an anonymous caller (or, with
+    /// `--private`, to an authenticated one).
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// Searches as an authenticated caller (the operator's view), private skills included.
+    #[arg(long)]
+    pub(crate) private: bool,
 }

@@ -5,6 +5,7 @@ mod cli;
 mod crawl;
 mod fetch_args;
 mod progress;
+mod search;
 mod validate;
 
 use std::io::Write;
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Crawl(args) => crawl::run(&cli.data, args, &bar),
         Command::Validate(args) => validate::run(args),
+        Command::Search(args) => search::run(&cli.data, args),
     };
     match result {
         Ok(status) => status.into(),

@@ -232,7 +232,7 @@ pub(crate) struct SearchSegmentCollector {
     title_tier: SegmentTier,
     ids: Option<StrColumn>,
     facet_columns: Vec<Option<StrColumn>>,
-    facet_counts: Vec<Vec<u64>>,
+    facet_counts: Vec<Vec<u32>>,
     total: u64,
     top_k: usize,
     scored: bool,
@@ -438,13 +438,18 @@ impl SegmentCollector for SearchSegmentCollector {
             let Some(column) = &self.facet_columns[index] else {
                 continue;
             };
-            for (ord, count) in counts.iter().enumerate() {
-                if *count == 0 {
-                    continue;
-                }
-                text.clear();
-                if let Ok(true) = column.ord_to_str(ord as u64, &mut text) {
-                    collected.facets[index].insert(text.clone(), *count);
+            // Look the values up in one sorted pass over the dictionary: one lookup per
+            // value would decode a dictionary block each time.
+            let ords: Vec<u64> = (0..counts.len() as u64)
+                .filter(|ord| counts[*ord as usize] > 0)
+                .collect();
+            let mut values = Vec::with_capacity(ords.len());
+            let looked_up = column.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
+                values.push(String::from_utf8_lossy(bytes).into_owned());
+            });
+            if looked_up.is_ok() {
+                for (ord, value) in ords.iter().zip(values) {
+                    collected.facets[index].insert(value, u64::from(counts[*ord as usize]));
                 }
             }
         }

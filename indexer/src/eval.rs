@@ -105,7 +105,8 @@ pub fn evaluate(judgements: &Judgements, mut search: impl FnMut(&str) -> Vec<Str
 }
 
 /// Reads every domain of a corpus laid out as well-known trees (`<dir>/<domain>/.well-known`,
-/// as `../shared/corpus` is), in domain order.
+/// as `../shared/corpus` is), in domain order. A skill listed by two indexes of its domain
+/// (a v0.2 and a legacy one) is kept once, as the first index lists it, as a crawl does.
 pub fn corpus_records(dir: &Path) -> crawler::Result<Vec<Skill>> {
     let entries = std::fs::read_dir(dir).map_err(|source| crawler::Error::Read {
         path: dir.to_owned(),
@@ -120,7 +121,11 @@ pub fn corpus_records(dir: &Path) -> crawler::Result<Vec<Skill>> {
     let mut records = Vec::new();
     for domain in domains {
         let checked = crawler::local::check_tree(&domain, seen_at)?;
-        records.extend(checked.records().cloned());
+        for record in checked.records() {
+            if !records.iter().any(|kept: &Skill| kept.id == record.id) {
+                records.push(record.clone());
+            }
+        }
     }
     Ok(records)
 }

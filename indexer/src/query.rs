@@ -134,14 +134,13 @@ impl QueryBuilder {
         }
     }
 
-    fn weighted_fields(&self) -> [(Field, f32); 5] {
+    fn weighted_fields(&self) -> [(Field, f32); 4] {
         let f = &self.fields;
         [
             (f.name, NAME_WEIGHT),
             (f.title, TITLE_WEIGHT),
             (f.tags, TAGS_WEIGHT),
             (f.description, DESCRIPTION_WEIGHT),
-            (f.body, BODY_WEIGHT),
         ]
     }
 
@@ -156,7 +155,8 @@ impl QueryBuilder {
         ]
     }
 
-    /// One term in any weighted field, scored by the best field plus a share of the others.
+    /// One term in any weighted field but the body, scored by the best field plus a share of
+    /// the others.
     fn term_clause(&self, term: &str) -> Box<dyn Query> {
         let per_field: Vec<Box<dyn Query>> = self
             .weighted_fields()
@@ -199,49 +199,52 @@ impl QueryBuilder {
         Box::new(BooleanQuery::new(per_field))
     }
 
+    /// One term in the body: scored on its own, so that a body match ranks a record higher
+    /// without letting every record that mentions a common word in passing match.
+    fn body_clause(&self, term: &str) -> Box<dyn Query> {
+        Box::new(BoostQuery::new(
+            Box::new(TermQuery::new(
+                Term::from_field_text(self.fields.body, term),
+                IndexRecordOption::WithFreqs,
+            )),
+            BODY_WEIGHT,
+        ))
+    }
+
     /// Returns the query for `parsed`: the text clauses only (filters and the access
-    /// policy are added by the caller). With `fuzzy`, words of [`MIN_FUZZY_CHARS`] or more
-    /// also match with one typo.
-    pub(crate) fn build(&mut self, parsed: &ParsedQuery, fuzzy: bool) -> Box<dyn Query> {
+    /// policy are added by the caller).
+    ///
+    /// A record matches through its name, title, tags or description (the words, the
+    /// last-word prefix, the name keys); body matches only add to the score. `widen`, which
+    /// the caller asks for when that finds few records, lets the body match on its own and
+    /// words of [`MIN_FUZZY_CHARS`] or more match with one typo.
+    pub(crate) fn build(&mut self, parsed: &ParsedQuery, widen: bool) -> Box<dyn Query> {
         if parsed.is_empty {
             return Box::new(AllQuery);
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // What makes a record match.
+        let mut matching: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // What only adds to the score of a match, or must hold besides.
+        let mut outer: Vec<(Occur, Box<dyn Query>)> = Vec::new();
 
         // Loose words: BM25 over the weighted fields, OR-combined.
-        let analysed = tokenizer::tokens(&mut self.text, &parsed.loose);
-        let mut seen = BTreeSet::new();
-        let mut terms: Vec<String> = Vec::new();
-        for term in &analysed {
-            if terms.len() >= MAX_TERMS {
-                break;
-            }
-            if seen.insert(term.clone()) {
-                terms.push(term.clone());
-            }
-        }
-        let meaningful: Vec<String> = terms
-            .iter()
-            .filter(|term| !NOISE_WORDS.contains(&term.as_str()))
-            .cloned()
-            .collect();
-        let terms = if meaningful.is_empty() {
-            terms
-        } else {
-            meaningful
-        };
+        let terms = self.loose_terms(parsed);
         for term in &terms {
-            clauses.push((Occur::Should, self.term_clause(term)));
+            matching.push((Occur::Should, self.term_clause(term)));
+            if widen {
+                matching.push((Occur::Should, self.body_clause(term)));
+            } else {
+                outer.push((Occur::Should, self.body_clause(term)));
+            }
         }
         // The loose words close together, in order: an implicit phrase.
-        let sequence: Vec<String> = analysed
-            .iter()
+        let sequence: Vec<String> = tokenizer::tokens(&mut self.text, &parsed.loose)
+            .into_iter()
             .filter(|term| terms.contains(term))
             .take(MAX_TERMS)
-            .cloned()
             .collect();
         if sequence.len() >= 2 {
-            clauses.push((
+            outer.push((
                 Occur::Should,
                 self.phrase_clause(&sequence, 2, PROXIMITY_WEIGHT),
             ));
@@ -253,11 +256,16 @@ impl QueryBuilder {
                 .into_iter()
                 .take(MAX_TERMS)
                 .collect();
-            match phrase_terms.len() {
-                0 => {}
-                1 => clauses.push((Occur::Must, self.term_clause(&phrase_terms[0]))),
-                _ => clauses.push((Occur::Must, self.phrase_clause(&phrase_terms, 0, 1.0))),
-            }
+            let required = match phrase_terms.len() {
+                0 => continue,
+                1 if widen => Box::new(BooleanQuery::new(vec![
+                    (Occur::Should, self.term_clause(&phrase_terms[0])),
+                    (Occur::Should, self.body_clause(&phrase_terms[0])),
+                ])),
+                1 => self.term_clause(&phrase_terms[0]),
+                _ => self.phrase_clause(&phrase_terms, 0, 1.0),
+            };
+            outer.push((Occur::Must, required));
         }
 
         // The last word as a prefix, for search as you type.
@@ -267,7 +275,7 @@ impl QueryBuilder {
                 0,
                 false,
             );
-            clauses.push((
+            matching.push((
                 Occur::Should,
                 Box::new(ConstScoreQuery::new(Box::new(prefix), PREFIX_SCORE)),
             ));
@@ -281,21 +289,21 @@ impl QueryBuilder {
                     Term::from_field_text(field, &parsed.key),
                     IndexRecordOption::Basic,
                 );
-                clauses.push((
+                matching.push((
                     Occur::Should,
                     Box::new(ConstScoreQuery::new(Box::new(exact), KEY_SCORE)),
                 ));
                 let prefix =
                     FuzzyTermQuery::new_prefix(Term::from_field_text(field, &parsed.key), 0, false);
-                clauses.push((
+                matching.push((
                     Occur::Should,
                     Box::new(ConstScoreQuery::new(Box::new(prefix), KEY_SCORE)),
                 ));
             }
         }
 
-        // One typo per long word, when asked (the caller asks when exact terms find few).
-        if fuzzy {
+        // One typo per long word.
+        if widen {
             let words = tokenizer::tokens(&mut self.words, &parsed.loose);
             let mut fuzzy_words = BTreeSet::new();
             for word in words {
@@ -306,24 +314,53 @@ impl QueryBuilder {
             for word in fuzzy_words {
                 let typo =
                     FuzzyTermQuery::new(Term::from_field_text(self.fields.words, &word), 1, true);
-                clauses.push((
+                matching.push((
                     Occur::Should,
                     Box::new(ConstScoreQuery::new(Box::new(typo), FUZZY_SCORE)),
                 ));
             }
         }
 
-        if clauses.is_empty() {
+        let has_required = outer.iter().any(|(occur, _)| *occur == Occur::Must);
+        if matching.is_empty() && !has_required {
             return Box::new(EmptyQuery);
         }
-        Box::new(BooleanQuery::new(clauses))
+        if !matching.is_empty() {
+            // Without a required phrase, a record must match one of these; with one, they
+            // only rank.
+            let occur = if has_required {
+                Occur::Should
+            } else {
+                Occur::Must
+            };
+            outer.push((occur, Box::new(BooleanQuery::new(matching))));
+        }
+        Box::new(BooleanQuery::new(outer))
     }
 
-    /// Returns true when `parsed` can use typo matching at all.
-    pub(crate) fn has_fuzzy_words(&mut self, parsed: &ParsedQuery) -> bool {
-        tokenizer::tokens(&mut self.words, &parsed.loose)
+    /// Returns the distinct analysed terms of the loose words (at most [`MAX_TERMS`]),
+    /// without the noise words unless nothing else is left.
+    fn loose_terms(&mut self, parsed: &ParsedQuery) -> Vec<String> {
+        let mut seen = BTreeSet::new();
+        let mut terms: Vec<String> = Vec::new();
+        for term in tokenizer::tokens(&mut self.text, &parsed.loose) {
+            if terms.len() >= MAX_TERMS {
+                break;
+            }
+            if seen.insert(term.clone()) {
+                terms.push(term);
+            }
+        }
+        let meaningful: Vec<String> = terms
             .iter()
-            .any(|word| word.chars().count() >= MIN_FUZZY_CHARS)
+            .filter(|term| !NOISE_WORDS.contains(&term.as_str()))
+            .cloned()
+            .collect();
+        if meaningful.is_empty() {
+            terms
+        } else {
+            meaningful
+        }
     }
 }
 

@@ -28,7 +28,8 @@ use crate::schema::{Fields, SCHEMA_VERSION, names};
 use crate::snippet::Snippets;
 use crate::writer::CommitPayload;
 
-/// When exact terms find fewer visible records than this, typo matching is added.
+/// When a query finds fewer visible records than this, it is widened: body-only matches
+/// and typos are added.
 const FEW_RESULTS: u64 = 5;
 /// Scales BM25 scores into the fraction part of a hit's score.
 const SCORE_SCALE: f32 = 10.0;
@@ -182,7 +183,7 @@ impl SearchIndex {
         };
         let mut text = builder.build(&parsed, false);
         let mut collected = run(&*text)?;
-        if !parsed.is_empty && collected.total < FEW_RESULTS && builder.has_fuzzy_words(&parsed) {
+        if !parsed.is_empty && collected.total < FEW_RESULTS {
             text = builder.build(&parsed, true);
             collected = run(&*text)?;
         }

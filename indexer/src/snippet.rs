@@ -20,8 +20,9 @@ pub const SNIPPET_MARK_START: &str = "<mark>";
 pub const SNIPPET_MARK_END: &str = "</mark>";
 /// The longest extract, in bytes of the original text.
 const MAX_SNIPPET_BYTES: usize = 200;
-/// Bodies are searched for a snippet in their first this many bytes only.
-const MAX_BODY_BYTES: usize = 32 * 1024;
+/// Bodies are searched for a snippet in their first this many bytes only: analysing text
+/// (stemming) is the largest cost of a search's snippets.
+const MAX_BODY_BYTES: usize = 4 * 1024;
 
 /// Builds snippets for the hits of one query.
 pub(crate) struct Snippets {
@@ -39,6 +40,13 @@ impl Snippets {
         body: Field,
     ) -> Snippets {
         let generator = |field| {
+            // Prefix and typo clauses report no terms: without a term there is nothing to
+            // highlight, and no reason to analyse the text.
+            let mut has_terms = false;
+            query.query_terms(&mut |term, _| has_terms |= term.field() == field);
+            if !has_terms {
+                return None;
+            }
             SnippetGenerator::create(searcher, query, field)
                 .ok()
                 .map(|mut generator| {

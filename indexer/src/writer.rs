@@ -129,6 +129,15 @@ impl IndexWriterHandle {
         self.pending
     }
 
+    /// Discards uncommitted changes, waits for the background segment merges to finish and
+    /// releases the writer lock. Dropping the handle also releases the lock, without
+    /// waiting for merges.
+    pub fn finish(self) -> Result<()> {
+        self.writer
+            .wait_merging_threads()
+            .map_err(Error::index("finish merging"))
+    }
+
     /// Returns a reader of this index; it sees each commit as soon as it is made.
     pub fn search_index(&self) -> SearchIndex {
         self.search.clone()

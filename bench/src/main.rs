@@ -1,0 +1,431 @@
+//! Search benchmark: relevance (nDCG@10, MRR@10) over the shared corpus and build time and
+//! query latency at scale, for the indexer and for a SQLite FTS5 baseline, in one run.
+//!
+//! ```sh
+//! cargo run --release --manifest-path bench/Cargo.toml -- [--corpus ../shared/corpus]
+//!     [--records 100000] [--rounds 3]
+//! ```
+//!
+//! Prints a Markdown report (the "Search" section of docs/BENCHMARKS.md).
+
+use std::error::Error;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crawler::{Skill, SkillId, Slug};
+use indexer::eval::{self, Judgements, K};
+use indexer::{Caller, Index, IndexConfig, SearchIndex, SearchRequest};
+use rusqlite::Connection;
+
+type Result<T> = std::result::Result<T, Box<dyn Error>>;
+
+/// The baseline's column weights, the same as the indexer's field weights (name, title,
+/// description, body, tags), so that the comparison is about the rest of the ranking.
+const FTS_WEIGHTS: [f64; 5] = [3.0, 2.5, 2.0, 0.4, 2.0];
+/// Concurrent clients of the second latency run.
+const CLIENTS: usize = 8;
+
+struct Args {
+    corpus: PathBuf,
+    queries: PathBuf,
+    records: usize,
+    rounds: usize,
+    /// Hits per query in the latency runs (the API's default page is 20).
+    page: usize,
+    /// Skips the relevance part.
+    skip_relevance: bool,
+}
+
+fn args() -> Result<Args> {
+    let mut args = Args {
+        corpus: PathBuf::from("../shared/corpus"),
+        queries: PathBuf::from("indexer/eval/queries.json"),
+        records: 100_000,
+        rounds: 3,
+        page: 20,
+        skip_relevance: false,
+    };
+    let mut raw = std::env::args().skip(1);
+    while let Some(flag) = raw.next() {
+        if flag == "--skip-relevance" {
+            args.skip_relevance = true;
+            continue;
+        }
+        let value = raw.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--corpus" => args.corpus = PathBuf::from(value),
+            "--queries" => args.queries = PathBuf::from(value),
+            "--records" => args.records = value.parse()?,
+            "--rounds" => args.rounds = value.parse()?,
+            "--page" => args.page = value.parse()?,
+            other => return Err(format!("unknown flag {other}").into()),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> Result<()> {
+    let args = args()?;
+    let corpus = eval::corpus_records(&args.corpus)?;
+    let judgements = Judgements::from_json(&std::fs::read_to_string(&args.queries)?)?;
+    let mut report = String::new();
+    let machine = format!(
+        "{} cores, {}",
+        std::thread::available_parallelism().map_or(0, usize::from),
+        std::env::consts::ARCH
+    );
+    report.push_str(&format!(
+        "Corpus: {} records from `{}`; {} judged queries; machine: {machine}.\n\n",
+        corpus.len(),
+        args.corpus.display(),
+        judgements.queries.len()
+    ));
+
+    // Relevance over the real corpus.
+    if !args.skip_relevance {
+        relevance(&corpus, &judgements, &mut report)?;
+    }
+    scale(&args, &corpus, &judgements, &mut report)?;
+    #[allow(clippy::print_stdout)]
+    {
+        println!("{report}");
+    }
+    Ok(())
+}
+
+/// nDCG@10 and MRR@10 of the indexer and the baseline over the corpus.
+fn relevance(corpus: &[Skill], judgements: &Judgements, report: &mut String) -> Result<()> {
+    let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default())?;
+    for record in corpus {
+        writer.upsert(record)?;
+    }
+    writer.commit(1)?;
+    let ours = eval::evaluate(judgements, |query| {
+        let mut request = SearchRequest::new(query, Caller::Anonymous);
+        request.limit = K;
+        let results = search.search(&request).expect("search never fails on user text");
+        results.hits.iter().map(|hit| hit.id.to_string()).collect()
+    });
+    let fts = Connection::open_in_memory()?;
+    fts_create(&fts)?;
+    fts_insert(&fts, corpus.iter().cloned())?;
+    let equal = eval::evaluate(judgements, |query| {
+        fts_search(&fts, query, K, &[1.0; 5]).expect("fts5 query")
+    });
+    let weighted = eval::evaluate(judgements, |query| {
+        fts_search(&fts, query, K, &FTS_WEIGHTS).expect("fts5 query")
+    });
+    report.push_str("### Relevance (same run, same queries)\n\n");
+    report.push_str("| ranking | nDCG@10 | MRR@10 |\n| --- | ---: | ---: |\n");
+    for (name, result) in [
+        ("indexer (tiers + BM25, prefix, typos)", &ours),
+        ("SQLite FTS5 bm25, OR-combined terms, equal weights", &equal),
+        ("SQLite FTS5 bm25, OR-combined terms, our field weights", &weighted),
+    ] {
+        report.push_str(&format!(
+            "| {name} | {:.3} | {:.3} |\n",
+            result.ndcg, result.mrr
+        ));
+    }
+    report.push('\n');
+    let mut worst: Vec<_> = ours.per_query.iter().collect();
+    worst.sort_by(|a, b| a.1.total_cmp(&b.1));
+    report.push_str("Weakest queries for the indexer (nDCG@10): ");
+    let worst: Vec<String> = worst
+        .iter()
+        .take(5)
+        .map(|(query, ndcg, _)| format!("`{query}` {ndcg:.2}"))
+        .collect();
+    report.push_str(&worst.join(", "));
+    report.push_str("\n\n");
+    Ok(())
+}
+
+/// Build time and query latency at scale.
+fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut String) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let records = args.records;
+    let started = Instant::now();
+    let index_dir = dir.path().join("index");
+    let Index { mut writer, .. } = Index::open_or_create(
+        &index_dir,
+        IndexConfig {
+            writer_memory_bytes: 256 * 1024 * 1024,
+            ..IndexConfig::default()
+        },
+    )?;
+    let mut seq = 0;
+    for record in variants(corpus, records) {
+        writer.upsert(&record)?;
+        seq += 1;
+        if seq % indexer::DEFAULT_SYNC_BATCH as u64 == 0 {
+            writer.commit(seq)?;
+        }
+    }
+    writer.commit(seq)?;
+    let ours_build = started.elapsed();
+    writer.finish()?;
+    let ours_build_merged = started.elapsed();
+    let search = SearchIndex::open(&index_dir)?;
+    assert_eq!(search.num_docs(), records as u64);
+
+    let started = Instant::now();
+    let fts_path = dir.path().join("fts.sqlite");
+    {
+        let fts = Connection::open(&fts_path)?;
+        fts.pragma_update(None, "journal_mode", "WAL")?;
+        fts.pragma_update(None, "synchronous", "NORMAL")?;
+        fts_create(&fts)?;
+        fts_insert(&fts, variants(corpus, records))?;
+        fts.execute("INSERT INTO skills(skills) VALUES('optimize')", [])?;
+    }
+    let fts_build = started.elapsed();
+
+    report.push_str(&format!(
+        "### Index build, {records} records (the corpus's {} records and synthesised variants)\n\n",
+        corpus.len()
+    ));
+    report.push_str("| engine | build | records/s |\n| --- | ---: | ---: |\n");
+    report.push_str(&format!(
+        "| indexer (commit every {} records, then merges finished) | {:.1} s ({:.1} s before merges) | {:.0} |\n",
+        indexer::DEFAULT_SYNC_BATCH,
+        ours_build_merged.as_secs_f64(),
+        ours_build.as_secs_f64(),
+        records as f64 / ours_build_merged.as_secs_f64()
+    ));
+    report.push_str(&format!(
+        "| SQLite FTS5 (one transaction, then optimize) | {:.1} s | {:.0} |\n\n",
+        fts_build.as_secs_f64(),
+        records as f64 / fts_build.as_secs_f64()
+    ));
+
+    // Query latency at scale.
+    let queries = latency_queries(judgements);
+    report.push_str(&format!(
+        "### Query latency, {records} records, {} queries × {} rounds per client\n\n",
+        queries.len(),
+        args.rounds
+    ));
+    report.push_str(
+        "The indexer's figure is a whole `/v1/search` answer: top 20 by tier and BM25, total, \
+         five facets and snippets, as an anonymous caller. The baseline's is top 20 by bm25 \
+         with a snippet, nothing else.\n\n",
+    );
+    report.push_str("| engine | clients | p50 | p99 | mean | queries/s |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    let mut summary = Vec::new();
+    for clients in [1, CLIENTS] {
+        let ours = measure(clients, args.rounds, &queries, || {
+            let search = search.clone();
+            move |query: &str| {
+                let mut request = SearchRequest::new(query, Caller::Anonymous);
+                request.limit = args.page;
+                search.search(&request).expect("search never fails on user text");
+            }
+        });
+        let fts = measure(clients, args.rounds, &queries, || {
+            let connection = Connection::open(&fts_path).expect("open the fts5 database");
+            move |query: &str| {
+                fts_search(&connection, query, args.page, &FTS_WEIGHTS).expect("fts5 query");
+            }
+        });
+        for (name, stats) in [("indexer", &ours), ("SQLite FTS5", &fts)] {
+            report.push_str(&format!(
+                "| {name} | {clients} | {} | {} | {} | {:.0} |\n",
+                ms(stats.p50),
+                ms(stats.p99),
+                ms(stats.mean),
+                stats.qps
+            ));
+        }
+        summary.push((clients, ours, fts));
+    }
+    report.push('\n');
+    for (clients, ours, fts) in summary {
+        report.push_str(&format!(
+            "- {clients} client{}: the indexer's p99 is {:.1}× lower than FTS5's, its p50 {:.1}× lower, throughput {:.1}× higher.\n",
+            if clients == 1 { "" } else { "s" },
+            fts.p99.as_secs_f64() / ours.p99.as_secs_f64(),
+            fts.p50.as_secs_f64() / ours.p50.as_secs_f64(),
+            ours.qps / fts.qps
+        ));
+    }
+    Ok(())
+}
+
+/// Returns `count` records: the corpus, then variants of it on other domains, each with a
+/// few extra description words so that no two are identical.
+fn variants(corpus: &[Skill], count: usize) -> impl Iterator<Item = Skill> + '_ {
+    let vocabulary: Vec<&str> = corpus
+        .iter()
+        .flat_map(|skill| skill.description.split_whitespace())
+        .filter(|word| word.len() > 3 && word.chars().all(char::is_alphabetic))
+        .collect();
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    (0..count).map(move |n| {
+        let base = &corpus[n % corpus.len()];
+        let copy = n / corpus.len();
+        let mut skill = base.clone();
+        if copy == 0 {
+            return skill;
+        }
+        let domain: crawler::Domain = format!("m{copy}.{}", base.domain)
+            .parse()
+            .expect("a subdomain of a valid domain is valid");
+        let slug: Slug = format!("{}-{copy}", base.name)
+            .parse()
+            .expect("a suffixed slug is valid");
+        skill.id = SkillId::new(domain.clone(), slug.clone());
+        skill.domain = domain;
+        skill.name = slug;
+        for _ in 0..3 {
+            // xorshift: a fixed, cheap sequence, so every run indexes the same text.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            if !vocabulary.is_empty() {
+                skill.description.push(' ');
+                skill
+                    .description
+                    .push_str(vocabulary[(state % vocabulary.len() as u64) as usize]);
+            }
+        }
+        skill
+    })
+}
+
+fn fts_create(connection: &Connection) -> Result<()> {
+    connection.execute(
+        "CREATE VIRTUAL TABLE skills USING fts5(id UNINDEXED, name, title, description, body, \
+         tags, tokenize = 'porter unicode61')",
+        [],
+    )?;
+    Ok(())
+}
+
+fn fts_insert(connection: &Connection, records: impl Iterator<Item = Skill>) -> Result<()> {
+    connection.execute_batch("BEGIN")?;
+    {
+        let mut insert = connection.prepare(
+            "INSERT INTO skills(id, name, title, description, body, tags) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for skill in records {
+            insert.execute((
+                skill.id.to_string(),
+                skill.name.as_str(),
+                &skill.title,
+                &skill.description,
+                &skill.body,
+                skill.tags.join(" "),
+            ))?;
+        }
+    }
+    connection.execute_batch("COMMIT")?;
+    Ok(())
+}
+
+/// The baseline: every query word, quoted, OR-combined, ranked by bm25.
+fn fts_search(
+    connection: &Connection,
+    query: &str,
+    limit: usize,
+    weights: &[f64; 5],
+) -> Result<Vec<String>> {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(|word| format!("\"{}\"", word.to_lowercase()))
+        .collect();
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT id, snippet(skills, 3, '<mark>', '</mark>', '…', 24) FROM skills \
+         WHERE skills MATCH ?1 ORDER BY bm25(skills, 0.0, {}, {}, {}, {}, {}) LIMIT ?2",
+        weights[0], weights[1], weights[2], weights[3], weights[4]
+    );
+    let mut statement = connection.prepare_cached(&sql)?;
+    let rows = statement.query_map((words.join(" OR "), limit as i64), |row| {
+        row.get::<_, String>(0)
+    })?;
+    let mut ids = Vec::new();
+    for row in rows {
+        ids.push(row?);
+    }
+    Ok(ids)
+}
+
+/// The latency workload: the judged queries, plus what a person types on the way to the
+/// first word of each (search as you type).
+fn latency_queries(judgements: &Judgements) -> Vec<String> {
+    let mut queries = Vec::new();
+    for judged in &judgements.queries {
+        queries.push(judged.query.clone());
+        if let Some(first) = judged.query.split_whitespace().next() {
+            let chars: Vec<char> = first.chars().collect();
+            for end in (3..chars.len()).step_by(2) {
+                queries.push(chars[..end].iter().collect());
+            }
+        }
+    }
+    queries
+}
+
+struct Stats {
+    p50: Duration,
+    p99: Duration,
+    mean: Duration,
+    qps: f64,
+}
+
+/// Runs every query `rounds` times in each of `clients` threads, each with its own searcher
+/// made by `make`, and returns latency percentiles over all requests.
+fn measure<F, S>(clients: usize, rounds: usize, queries: &[String], make: F) -> Stats
+where
+    F: Fn() -> S,
+    S: FnMut(&str) + Send,
+{
+    // Warm up: one pass, so that the page cache and lazy structures are loaded.
+    let mut warm = make();
+    for query in queries {
+        warm(query);
+    }
+    let started = Instant::now();
+    let mut latencies: Vec<Duration> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..clients)
+            .map(|client| {
+                let mut search = make();
+                scope.spawn(move || {
+                    let mut latencies = Vec::with_capacity(rounds * queries.len());
+                    for round in 0..rounds {
+                        // Each client walks the queries from a different place.
+                        for index in 0..queries.len() {
+                            let query = &queries[(index + client * 7 + round) % queries.len()];
+                            let at = Instant::now();
+                            search(query);
+                            latencies.push(at.elapsed());
+                        }
+                    }
+                    latencies
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().expect("client thread"))
+            .collect()
+    });
+    let wall = started.elapsed();
+    latencies.sort();
+    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
+    let total: Duration = latencies.iter().sum();
+    Stats {
+        p50: at(0.50),
+        p99: at(0.99),
+        mean: total / latencies.len() as u32,
+        qps: latencies.len() as f64 / wall.as_secs_f64(),
+    }
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
+}

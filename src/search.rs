@@ -1,0 +1,169 @@
+//! `skillscout search`: queries the index in the data directory and prints what it finds.
+//!
+//! Only the index is opened (read-only, no lock), never the crawl store, so a search works
+//! while `serve` or `crawl` holds the store.
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use indexer::{
+    Caller, Filters, SNIPPET_MARK_END, SNIPPET_MARK_START, SearchIndex, SearchRequest,
+    SearchResults,
+};
+
+use crate::ExitStatus;
+use crate::cli::SearchArgs;
+
+/// The widest one-line description, in characters.
+const DESCRIPTION_CHARS: usize = 100;
+/// ANSI bold on and off, for highlights on a terminal.
+const BOLD: (&str, &str) = ("\x1b[1m", "\x1b[0m");
+
+/// Runs `skillscout search`.
+pub(crate) fn run(data: &Path, args: &SearchArgs) -> anyhow::Result<ExitStatus> {
+    let dir = data.join(indexer::INDEX_DIR);
+    let index = match SearchIndex::open(&dir) {
+        Ok(index) => index,
+        Err(indexer::Error::NoIndex { .. }) => {
+            bail!(
+                "no index in {}; run `skillscout crawl` first",
+                data.display()
+            )
+        }
+        Err(error @ indexer::Error::IncompatibleSchema { .. }) => {
+            return Err(anyhow::Error::new(error)
+                .context("run `skillscout crawl` to rebuild the index with this version"));
+        }
+        Err(error) => {
+            return Err(error)
+                .with_context(|| format!("cannot open the index in {}", dir.display()));
+        }
+    };
+    let request = SearchRequest {
+        query: args.query.join(" "),
+        filters: Filters {
+            capability_type: args.capability_type.clone(),
+            access: args.access.clone(),
+            domain: args.domain.clone(),
+            format: args.format.clone(),
+            tag: args.tag.clone(),
+            license: Vec::new(),
+        },
+        limit: args.limit,
+        offset: args.offset,
+        caller: if args.private {
+            Caller::Authenticated
+        } else {
+            Caller::Anonymous
+        },
+    };
+    let results = index.search(&request).context("search failed")?;
+    let output = if args.json {
+        let mut json = serde_json::to_string(&results).context("cannot encode the results")?;
+        json.push('\n');
+        json
+    } else {
+        let highlight = std::io::stdout().is_terminal().then_some(BOLD);
+        render(&results, request.offset, highlight)
+    };
+    std::io::stdout()
+        .write_all(output.as_bytes())
+        .context("cannot write to stdout")?;
+    Ok(ExitStatus::Success)
+}
+
+/// Renders results for people: per hit its title and id, a one-line description, and the
+/// snippet when it shows more than the description; then a summary line.
+fn render(results: &SearchResults, offset: usize, highlight: Option<(&str, &str)>) -> String {
+    let mut out = String::new();
+    for (rank, hit) in results.hits.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}. {}  {}",
+            offset + rank + 1,
+            one_line(&hit.title, 80),
+            hit.id
+        );
+        let description = one_line(&hit.description, DESCRIPTION_CHARS);
+        if !description.is_empty() {
+            let _ = writeln!(out, "   {description}");
+        }
+        // The snippet is shown when it adds to the description line: a match in the body,
+        // or further into a long description.
+        let snippet = plain_snippet(&hit.snippet, None);
+        let shown = description.trim_end_matches('…');
+        if hit.snippet.contains(SNIPPET_MARK_START) && !shown.contains(snippet.trim_matches('…'))
+        {
+            let _ = writeln!(out, "   » {}", plain_snippet(&hit.snippet, highlight));
+        }
+    }
+    if results.hits.is_empty() {
+        if results.total == 0 {
+            let _ = writeln!(out, "no skills match {:?}", results.query);
+        } else {
+            let _ = writeln!(out, "no more results ({} in all)", results.total);
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "\n{}-{} of {} skill{} ({} ms)",
+            offset + 1,
+            offset + results.hits.len(),
+            results.total,
+            if results.total == 1 { "" } else { "s" },
+            results.took_ms
+        );
+    }
+    out
+}
+
+/// Returns `text` on one line: whitespace runs become one space, and text longer than
+/// `max` characters is cut with `…`.
+fn one_line(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() <= max {
+        return joined;
+    }
+    let mut cut: String = joined.chars().take(max.saturating_sub(1)).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
+}
+
+/// Turns an HTML snippet into terminal text: entities unescaped, highlights in bold (or
+/// dropped when `highlight` is `None`).
+fn plain_snippet(snippet: &str, highlight: Option<(&str, &str)>) -> String {
+    let (start, end) = highlight.unwrap_or(("", ""));
+    snippet
+        .replace(SNIPPET_MARK_START, start)
+        .replace(SNIPPET_MARK_END, end)
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_fit_one_line() {
+        assert_eq!(one_line("a\n\n  b", 10), "a b");
+        assert_eq!(one_line("abcdef ghij", 8), "abcdef…");
+        assert_eq!(one_line("", 8), "");
+    }
+
+    #[test]
+    fn snippets_become_terminal_text() {
+        let snippet = "<mark>PDF</mark> &lt;tools&gt; &amp;amp; &quot;x&quot; &#39;y&#39;";
+        assert_eq!(plain_snippet(snippet, None), "PDF <tools> &amp; \"x\" 'y'");
+        assert_eq!(
+            plain_snippet(snippet, Some(("[", "]"))),
+            "[PDF] <tools> &amp; \"x\" 'y'"
+        );
+    }
+}

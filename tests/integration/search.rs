@@ -1,0 +1,184 @@
+//! `skillscout search` over an index built the way a crawl builds it: the fixture web's
+//! records put in a crawl store, then synced into the index.
+
+use std::path::Path;
+
+use crawler::store::{DomainStatus, Outcome, Store};
+use indexer::{Index, IndexConfig, SearchResults};
+use time::OffsetDateTime;
+
+use crate::util::{repo_root, skillscout, stderr, stdout};
+
+/// Fills `data` with a crawl store and an index of every site in `seeds/web`.
+fn build_data_dir(data: &Path) {
+    let now = OffsetDateTime::now_utc();
+    let store = Store::open(data).unwrap();
+    let sites = repo_root().join("seeds/web");
+    let mut entries: Vec<_> = std::fs::read_dir(&sites)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    entries.sort();
+    for site in entries {
+        let checked = crawler::local::check_tree(&site, now).unwrap();
+        let records: Vec<_> = checked.records().cloned().collect();
+        let Some(first) = records.first() else {
+            continue;
+        };
+        let status = DomainStatus {
+            domain: first.domain.clone(),
+            origin: format!("https://{}", first.domain),
+            outcome: Outcome::Ok,
+            formats: checked.indexes.iter().map(|index| index.format).collect(),
+            indexes: checked
+                .indexes
+                .iter()
+                .map(|index| index.url.clone())
+                .collect(),
+            skills: records.len(),
+            requests: 0,
+            errors: Vec::new(),
+            errors_omitted: 0,
+            diagnostics: Vec::new(),
+            crawled_at: now,
+            last_success: Some(now),
+        };
+        store.apply_domain(&status, records, now).unwrap();
+    }
+    let Index { mut writer, .. } =
+        Index::open_or_create(&data.join(indexer::INDEX_DIR), IndexConfig::default()).unwrap();
+    let stats = indexer::sync(&store, &mut writer).unwrap();
+    assert!(stats.upserted > 5, "{stats:?}");
+}
+
+fn search_json(data: &Path, args: &[&str]) -> SearchResults {
+    let mut all = vec!["search", "--data", data.to_str().unwrap(), "--json"];
+    all.extend_from_slice(args);
+    let output = skillscout(&repo_root(), &all);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
+#[test]
+fn search_finds_fixture_skills_and_hides_private_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+
+    let results = search_json(dir.path(), &["merge", "pdf"]);
+    assert_eq!(results.query, "merge pdf");
+    assert_eq!(results.hits[0].id.to_string(), "pdfworks.test/pdf-merge");
+    assert!(
+        results.hits[0].snippet.contains("<mark>"),
+        "{}",
+        results.hits[0].snippet
+    );
+
+    // The JSON is exactly the /v1/search body.
+    let output = skillscout(
+        &repo_root(),
+        &[
+            "search",
+            "--data",
+            dir.path().to_str().unwrap(),
+            "--json",
+            "payroll",
+        ],
+    );
+    let body: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["query", "total", "hits", "facets", "took_ms"]);
+    assert_eq!(body["total"], 0, "a private skill leaked: {body}");
+
+    // The operator's view includes private skills.
+    let private = search_json(dir.path(), &["--private", "payroll"]);
+    assert_eq!(private.total, 1);
+    assert_eq!(private.hits[0].title, "Payroll Audit");
+
+    // Filters.
+    let apis = search_json(dir.path(), &["", "--type", "api,plugin"]);
+    assert!(apis.total >= 2);
+    assert!(
+        apis.hits
+            .iter()
+            .all(|hit| ["api", "plugin"].contains(&hit.capability_type.as_str()))
+    );
+    let one = search_json(
+        dir.path(),
+        &["pdf", "--domain", "pdfworks.test", "--limit", "1"],
+    );
+    assert_eq!(one.hits.len(), 1);
+    assert_eq!(one.hits[0].domain.as_str(), "pdfworks.test");
+    // The domain facet leaves out its own filter, so it shows the other domains too.
+    assert_eq!(one.facets.domain.get("pdfworks.test"), one.total);
+    assert!(one.facets.domain.get("services.test") >= 1);
+    let restricted = search_json(dir.path(), &["pdf", "--access", "restricted"]);
+    assert!(
+        restricted
+            .hits
+            .iter()
+            .all(|hit| hit.access.as_str() == "restricted")
+    );
+}
+
+#[test]
+fn search_prints_a_readable_list() {
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+    let output = skillscout(
+        &repo_root(),
+        &[
+            "search",
+            "--data",
+            dir.path().to_str().unwrap(),
+            "pdf",
+            "forms",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let first: Vec<&str> = text.lines().take(2).collect();
+    insta::assert_snapshot!(first.join("\n"), @r"
+    1. pdf-form-filling  pdfworks.test/pdf-form-filling
+       Fills interactive PDF forms (AcroForm) from structured data and flattens the result. Use when asked…
+    ");
+    assert!(text.contains(" skills ("), "{text}");
+
+    let output = skillscout(
+        &repo_root(),
+        &["search", "--data", dir.path().to_str().unwrap(), "zzzqqq"],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "no skills match \"zzzqqq\"\n");
+}
+
+#[test]
+fn search_without_an_index_says_to_crawl_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = skillscout(
+        &repo_root(),
+        &["search", "--data", dir.path().to_str().unwrap(), "pdf"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).is_empty());
+    assert!(
+        stderr(&output).contains("no index in")
+            && stderr(&output).contains("run `skillscout crawl` first"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn search_reads_the_index_while_the_store_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+    // A running server or crawl holds the store (redb's lock); search must not need it.
+    let _store = Store::open(dir.path()).unwrap();
+    let results = search_json(dir.path(), &["translate"]);
+    assert_eq!(results.hits[0].title, "Document Translator");
+}
