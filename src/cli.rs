@@ -81,7 +81,7 @@ pub(crate) struct FetchArgs {
     #[arg(long, value_name = "PEM")]
     pub(crate) ca_cert: Option<PathBuf>,
 
-    /// The User-Agent header [default: skillscout/<version> (+<project URL>)].
+    /// The User-Agent header (default: `skillscout/<version> (+<project URL>)`).
     #[arg(long, value_name = "TEXT")]
     pub(crate) user_agent: Option<String>,
 
@@ -234,7 +234,7 @@ pub(crate) struct ServeArgs {
     pub(crate) token_file: Option<PathBuf>,
 
     /// The URL clients reach this server at, for links in protocol documents
-    /// [default: http://ADDR/].
+    /// (default: `http://ADDR/`).
     #[arg(long, value_name = "URL")]
     pub(crate) public_url: Option<Url>,
 
@@ -242,7 +242,7 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub(crate) crawl: bool,
 
-    /// The seed file for --crawl [default: seeds/domains.txt].
+    /// The seed file for --crawl (default: seeds/domains.txt).
     #[arg(long, value_name = "FILE", requires = "crawl")]
     pub(crate) seeds: Option<PathBuf>,
 

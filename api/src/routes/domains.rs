@@ -131,13 +131,19 @@ pub(crate) fn domain_page(
         None
     };
     let domains: Vec<String> = page.iter().map(|s| s.domain.to_string()).collect();
-    let counts = visible_counts(state, caller, domains)?;
+    let counts = visible_counts(state, caller, domains.clone())?;
+    // Only domains with private records need their errors checked for mentions of them.
+    let with_private = match caller {
+        Caller::Authenticated => HashMap::new(),
+        Caller::Anonymous => private_counts(state, domains)?,
+    };
     let mut summaries = Vec::with_capacity(page.len());
     for status in page {
         let skills = counts.get(status.domain.as_str()).copied().unwrap_or(0);
-        let errors = match caller {
-            Caller::Authenticated => status.errors.len() + status.errors_omitted,
-            Caller::Anonymous => redact(state, &status)?.errors.len() + status.errors_omitted,
+        let errors = if with_private.contains_key(status.domain.as_str()) {
+            redact(state, &status)?.errors.len() + status.errors_omitted
+        } else {
+            status.errors.len() + status.errors_omitted
         };
         summaries.push(DomainSummary {
             domain: status.domain,
@@ -227,6 +233,35 @@ fn visible_counts(
     };
     let results = state.index().search(&request)?;
     Ok(results.facets.domain.0.into_iter().collect())
+}
+
+/// Counts the private records of each domain (for deciding what to redact; never shown).
+fn private_counts(
+    state: &AppState,
+    domains: Vec<String>,
+) -> Result<HashMap<String, u64>, ApiError> {
+    if domains.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let request = SearchRequest {
+        query: String::new(),
+        filters: Filters {
+            domain: domains,
+            access: vec![Access::Private.as_str().to_owned()],
+            ..Filters::default()
+        },
+        limit: 0,
+        offset: 0,
+        caller: Caller::Authenticated,
+    };
+    let results = state.index().search(&request)?;
+    Ok(results
+        .facets
+        .domain
+        .0
+        .into_iter()
+        .filter(|(_, count)| *count > 0)
+        .collect())
 }
 
 /// Removes the errors and diagnostics that name one of the domain's private records.
