@@ -218,27 +218,24 @@ fn visible_counts(
     caller: Caller,
     domains: Vec<String>,
 ) -> Result<HashMap<String, u64>, ApiError> {
-    if domains.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let request = SearchRequest {
-        query: String::new(),
-        filters: Filters {
-            domain: domains,
-            ..Filters::default()
-        },
-        limit: 0,
-        offset: 0,
-        caller,
-    };
-    let results = state.index().search(&request)?;
-    Ok(results.facets.domain.0.into_iter().collect())
+    domain_counts(state, caller, domains, Vec::new())
 }
 
 /// Counts the private records of each domain (for deciding what to redact; never shown).
 fn private_counts(
     state: &AppState,
     domains: Vec<String>,
+) -> Result<HashMap<String, u64>, ApiError> {
+    let private = vec![Access::Private.as_str().to_owned()];
+    domain_counts(state, Caller::Authenticated, domains, private)
+}
+
+/// Counts records per domain, of the given access levels (all when empty), as `caller`.
+fn domain_counts(
+    state: &AppState,
+    caller: Caller,
+    domains: Vec<String>,
+    access: Vec<String>,
 ) -> Result<HashMap<String, u64>, ApiError> {
     if domains.is_empty() {
         return Ok(HashMap::new());
@@ -247,12 +244,12 @@ fn private_counts(
         query: String::new(),
         filters: Filters {
             domain: domains,
-            access: vec![Access::Private.as_str().to_owned()],
+            access,
             ..Filters::default()
         },
         limit: 0,
         offset: 0,
-        caller: Caller::Authenticated,
+        caller,
     };
     let results = state.index().search(&request)?;
     Ok(results

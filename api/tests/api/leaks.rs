@@ -211,3 +211,92 @@ async fn changes_hide_private_upserts_from_anonymous_mirrors() {
     assert_eq!(ids.len(), 11);
     assert!(!ids.iter().any(|id| *id == PRIVATE_ID));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn domain_errors_that_name_a_private_record_are_hidden_from_anonymous_callers() {
+    use axum::body::Body;
+    use axum::http::Request;
+    use crawler::store::CrawlErrorEntry;
+
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_owned();
+    let state = tokio::task::spawn_blocking(move || {
+        let (store, blobs) = crate::fixture::crawl_fixture_web(&data);
+        // Pretend the last crawl of services.test failed to fetch two descriptors, one of
+        // them the private skill's.
+        let domain: crawler::Domain = "services.test".parse().unwrap();
+        let mut status = store.domain(&domain).unwrap().unwrap();
+        for (slug, code) in [
+            ("payroll-audit-v1", "http_status"),
+            ("translate-v2", "timeout"),
+        ] {
+            status.errors.push(CrawlErrorEntry {
+                code: code.to_owned(),
+                message: format!("descriptor test.services.{slug} could not be fetched"),
+                url: format!("http://services.test/descriptors/{slug}.json"),
+            });
+        }
+        let live: Vec<crawler::Skill> = store
+            .records_of(&domain)
+            .unwrap()
+            .into_iter()
+            .map(|record| record.skill)
+            .collect();
+        store
+            .apply_domain(&status, live, time::OffsetDateTime::now_utc())
+            .unwrap();
+        let indexer::Index { mut writer, search } = indexer::Index::open_or_create(
+            &data.join(indexer::INDEX_DIR),
+            indexer::IndexConfig::default(),
+        )
+        .unwrap();
+        indexer::sync(&store, &mut writer).unwrap();
+        search.reload().unwrap();
+        api::AppState::new(
+            search,
+            store,
+            blobs,
+            api::Tokens::from_list([crate::fixture::TOKEN]),
+            api::ServeConfig::default(),
+        )
+    })
+    .await
+    .unwrap();
+
+    for (who, uri) in [
+        (As::Anonymous, "/v1/domains/services.test"),
+        (As::Anonymous, "/domains/services.test"),
+        (As::Token, "/v1/domains/services.test"),
+    ] {
+        let mut request = Request::get(uri);
+        if who == As::Token {
+            request = request.header("authorization", format!("Bearer {}", crate::fixture::TOKEN));
+        }
+        let reply =
+            crate::fixture::send_to(state.clone(), request.body(Body::empty()).unwrap()).await;
+        let text = reply.text();
+        assert!(
+            text.contains("translate-v2.json"),
+            "{uri}: the public error stays"
+        );
+        assert_eq!(
+            text.contains("payroll-audit-v1"),
+            who == As::Token,
+            "{uri}: {text}"
+        );
+    }
+    let list = crate::fixture::send_to(
+        state.clone(),
+        Request::get("/v1/domains").body(Body::empty()).unwrap(),
+    )
+    .await
+    .json();
+    let services = list["domains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|domain| domain["domain"] == "services.test")
+        .unwrap()
+        .clone();
+    assert_eq!(services["errors"], 1);
+}
