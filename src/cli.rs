@@ -177,9 +177,10 @@ pub(crate) struct ValidateArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SearchArgs {
     /// What to look for: words and "quoted phrases" (several arguments are joined with
-    /// spaces; an empty query lists everything).
+    /// spaces; an empty query lists everything). Any text works, even bytes that are not
+    /// UTF-8 (they are read as U+FFFD).
     #[arg(required = true, value_name = "QUERY")]
-    pub(crate) query: Vec<String>,
+    pub(crate) query: Vec<std::ffi::OsString>,
 
     /// Only skills of this capability type (`skill`, `plugin`, `api`, `knowledge`, `task`);
     /// repeat or comma-separate for any of several.

@@ -42,7 +42,12 @@ pub(crate) fn run(data: &Path, args: &SearchArgs) -> anyhow::Result<ExitStatus> 
         }
     };
     let request = SearchRequest {
-        query: args.query.join(" "),
+        query: args
+            .query
+            .iter()
+            .map(|word| word.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" "),
         filters: Filters {
             capability_type: args.capability_type.clone(),
             access: args.access.clone(),

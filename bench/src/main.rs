@@ -34,6 +34,8 @@ struct Args {
     page: usize,
     /// Skips the relevance part.
     skip_relevance: bool,
+    /// Skips the baseline's build and latency runs (for profiling the indexer alone).
+    skip_baseline: bool,
 }
 
 fn args() -> Result<Args> {
@@ -44,11 +46,16 @@ fn args() -> Result<Args> {
         rounds: 3,
         page: 20,
         skip_relevance: false,
+        skip_baseline: false,
     };
     let mut raw = std::env::args().skip(1);
     while let Some(flag) = raw.next() {
         if flag == "--skip-relevance" {
             args.skip_relevance = true;
+            continue;
+        }
+        if flag == "--skip-baseline" {
+            args.skip_baseline = true;
             continue;
         }
         let value = raw.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -103,7 +110,9 @@ fn relevance(corpus: &[Skill], judgements: &Judgements, report: &mut String) -> 
     let ours = eval::evaluate(judgements, |query| {
         let mut request = SearchRequest::new(query, Caller::Anonymous);
         request.limit = K;
-        let results = search.search(&request).expect("search never fails on user text");
+        let results = search
+            .search(&request)
+            .expect("search never fails on user text");
         results.hits.iter().map(|hit| hit.id.to_string()).collect()
     });
     let fts = Connection::open_in_memory()?;
@@ -120,7 +129,10 @@ fn relevance(corpus: &[Skill], judgements: &Judgements, report: &mut String) -> 
     for (name, result) in [
         ("indexer (tiers + BM25, prefix, typos)", &ours),
         ("SQLite FTS5 bm25, OR-combined terms, equal weights", &equal),
-        ("SQLite FTS5 bm25, OR-combined terms, our field weights", &weighted),
+        (
+            "SQLite FTS5 bm25, OR-combined terms, our field weights",
+            &weighted,
+        ),
     ] {
         report.push_str(&format!(
             "| {name} | {:.3} | {:.3} |\n",
@@ -142,7 +154,12 @@ fn relevance(corpus: &[Skill], judgements: &Judgements, report: &mut String) -> 
 }
 
 /// Build time and query latency at scale.
-fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut String) -> Result<()> {
+fn scale(
+    args: &Args,
+    corpus: &[Skill],
+    judgements: &Judgements,
+    report: &mut String,
+) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let records = args.records;
     let started = Instant::now();
@@ -171,7 +188,7 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
 
     let started = Instant::now();
     let fts_path = dir.path().join("fts.sqlite");
-    {
+    if !args.skip_baseline {
         let fts = Connection::open(&fts_path)?;
         fts.pragma_update(None, "journal_mode", "WAL")?;
         fts.pragma_update(None, "synchronous", "NORMAL")?;
@@ -211,7 +228,11 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
          five facets and snippets, as an anonymous caller. The baseline's is top 20 by bm25 \
          with a snippet, nothing else.\n\n",
     );
-    report.push_str("| engine | clients | p50 | p99 | mean | queries/s |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    let load_before = load_average().unwrap_or_else(|| "unknown".to_owned());
+    report.push_str(
+        "| engine | clients | p50 | p99 | mean | queries/s | CPU time p50 | CPU time p99 |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+    );
     let mut summary = Vec::new();
     for clients in [1, CLIENTS] {
         let ours = measure(clients, args.rounds, &queries, || {
@@ -219,9 +240,24 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
             move |query: &str| {
                 let mut request = SearchRequest::new(query, Caller::Anonymous);
                 request.limit = args.page;
-                search.search(&request).expect("search never fails on user text");
+                search
+                    .search(&request)
+                    .expect("search never fails on user text");
             }
         });
+        if args.skip_baseline {
+            report.push_str(&format!(
+                "| indexer | {clients} | {} | {} | {} | {:.0} | {} | {} |\n",
+                ms(ours.p50),
+                ms(ours.p99),
+                ms(ours.mean),
+                ours.qps,
+                ms(ours.cpu_p50),
+                ms(ours.cpu_p99)
+            ));
+            report.push_str(&format!("slowest: {}\n", ours.slowest.join(", ")));
+            continue;
+        }
         let fts = measure(clients, args.rounds, &queries, || {
             let connection = Connection::open(&fts_path).expect("open the fts5 database");
             move |query: &str| {
@@ -230,22 +266,39 @@ fn scale(args: &Args, corpus: &[Skill], judgements: &Judgements, report: &mut St
         });
         for (name, stats) in [("indexer", &ours), ("SQLite FTS5", &fts)] {
             report.push_str(&format!(
-                "| {name} | {clients} | {} | {} | {} | {:.0} |\n",
+                "| {name} | {clients} | {} | {} | {} | {:.0} | {} | {} |\n",
                 ms(stats.p50),
                 ms(stats.p99),
                 ms(stats.mean),
-                stats.qps
+                stats.qps,
+                ms(stats.cpu_p50),
+                ms(stats.cpu_p99)
             ));
         }
         summary.push((clients, ours, fts));
     }
-    report.push('\n');
+    report.push_str(&format!(
+        "\nLoad average (1 min) before and after the latency runs: {load_before} and {}. The \
+         CPU time columns are each query's own time on a core (from \
+         `CLOCK_THREAD_CPUTIME_ID`), which other work on the machine does not inflate.\n\n",
+        load_average().unwrap_or_else(|| "unknown".to_owned())
+    ));
+    if let Some((_, ours, _)) = summary.first() {
+        report.push_str(&format!(
+            "Slowest queries for the indexer (1 client): {}.\n\n",
+            ours.slowest.join(", ")
+        ));
+    }
     for (clients, ours, fts) in summary {
         report.push_str(&format!(
-            "- {clients} client{}: the indexer's p99 is {:.1}× lower than FTS5's, its p50 {:.1}× lower, throughput {:.1}× higher.\n",
+            "- {clients} client{}: p99 {} vs {} ({}), p50 {} vs {} ({}), throughput {:.1}× the baseline's.\n",
             if clients == 1 { "" } else { "s" },
-            fts.p99.as_secs_f64() / ours.p99.as_secs_f64(),
-            fts.p50.as_secs_f64() / ours.p50.as_secs_f64(),
+            ms(ours.p99),
+            ms(fts.p99),
+            compare(ours.p99, fts.p99),
+            ms(ours.p50),
+            ms(fts.p50),
+            compare(ours.p50, fts.p50),
             ours.qps / fts.qps
         ));
     }
@@ -375,6 +428,11 @@ struct Stats {
     p99: Duration,
     mean: Duration,
     qps: f64,
+    /// The slowest queries and their worst latency.
+    slowest: Vec<String>,
+    /// On-CPU time per query (what a query costs, apart from waiting for a core).
+    cpu_p50: Duration,
+    cpu_p99: Duration,
 }
 
 /// Runs every query `rounds` times in each of `clients` threads, each with its own searcher
@@ -390,7 +448,7 @@ where
         warm(query);
     }
     let started = Instant::now();
-    let mut latencies: Vec<Duration> = std::thread::scope(|scope| {
+    let mut timed: Vec<(Duration, usize, Duration)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..clients)
             .map(|client| {
                 let mut search = make();
@@ -400,9 +458,19 @@ where
                         // Each client walks the queries from a different place.
                         for index in 0..queries.len() {
                             let query = &queries[(index + client * 7 + round) % queries.len()];
+                            let cpu = thread_cpu_time();
                             let at = Instant::now();
                             search(query);
-                            latencies.push(at.elapsed());
+                            let elapsed = at.elapsed();
+                            let cpu = match (cpu, thread_cpu_time()) {
+                                (Some(before), Some(after)) => after.saturating_sub(before),
+                                _ => Duration::ZERO,
+                            };
+                            latencies.push((
+                                elapsed,
+                                (index + client * 7 + round) % queries.len(),
+                                cpu,
+                            ));
                         }
                     }
                     latencies
@@ -415,7 +483,21 @@ where
             .collect()
     });
     let wall = started.elapsed();
-    latencies.sort();
+    timed.sort();
+    // The slowest queries, by their worst time.
+    let mut slowest: Vec<(Duration, &str)> = Vec::new();
+    for (duration, index, _) in timed.iter().rev() {
+        if slowest.len() == 5 {
+            break;
+        }
+        if !slowest.iter().any(|(_, query)| *query == queries[*index]) {
+            slowest.push((*duration, &queries[*index]));
+        }
+    }
+    let latencies: Vec<Duration> = timed.iter().map(|(duration, _, _)| *duration).collect();
+    let mut cpu: Vec<Duration> = timed.iter().map(|(_, _, cpu)| *cpu).collect();
+    cpu.sort();
+    let cpu_at = |q: f64| cpu[((cpu.len() - 1) as f64 * q).round() as usize];
     let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
     let total: Duration = latencies.iter().sum();
     Stats {
@@ -423,6 +505,47 @@ where
         p99: at(0.99),
         mean: total / latencies.len() as u32,
         qps: latencies.len() as f64 / wall.as_secs_f64(),
+        cpu_p50: cpu_at(0.50),
+        cpu_p99: cpu_at(0.99),
+        slowest: slowest
+            .into_iter()
+            .map(|(duration, query)| format!("`{query}` {}", ms(duration)))
+            .collect(),
+    }
+}
+
+/// Returns the time the calling thread has spent on a CPU. On a shared machine this shows a
+/// query's own cost apart from the time it waited for a core.
+fn thread_cpu_time() -> Option<Duration> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable timespec for the duration of the call.
+    #[allow(unsafe_code)]
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    if status != 0 {
+        return None;
+    }
+    Some(Duration::new(
+        u64::try_from(now.tv_sec).ok()?,
+        u32::try_from(now.tv_nsec).ok()?,
+    ))
+}
+
+/// Returns the 1-minute load average (Linux; `None` elsewhere).
+fn load_average() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next().map(str::to_owned)
+}
+
+/// Says how the indexer's time compares with the baseline's.
+fn compare(ours: Duration, baseline: Duration) -> String {
+    let (ours, baseline) = (ours.as_secs_f64(), baseline.as_secs_f64());
+    if ours <= baseline {
+        format!("the indexer {:.1}× lower", baseline / ours)
+    } else {
+        format!("the baseline {:.1}× lower", ours / baseline)
     }
 }
 

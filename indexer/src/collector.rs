@@ -9,12 +9,14 @@
 //! time here, so a private record cannot leak even if a query were built wrongly.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap};
-use std::ops::{Bound, Range};
+use std::collections::BinaryHeap;
 
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::StrColumn;
-use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{
+    BitSet, DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED,
+};
 
 use crate::schema::names;
 
@@ -38,6 +40,21 @@ impl Dim {
         Dim::Format,
         Dim::Tag,
     ];
+
+    /// Every dimension, in the order of [`Dim::index`].
+    pub(crate) const ALL: [Dim; 6] = [
+        Dim::CapabilityType,
+        Dim::Access,
+        Dim::Domain,
+        Dim::Format,
+        Dim::Tag,
+        Dim::License,
+    ];
+
+    /// Returns the dimension's position in [`Dim::ALL`].
+    fn index(self) -> usize {
+        self as usize
+    }
 
     fn field_name(self) -> &'static str {
         match self {
@@ -77,6 +94,8 @@ pub(crate) struct SearchCollector {
     pub(crate) top_k: usize,
     /// False for browsing, where every score is the same and the order is by id.
     pub(crate) scored: bool,
+    /// How many values each facet keeps.
+    pub(crate) max_facet_values: usize,
 }
 
 /// One of the best hits.
@@ -103,8 +122,75 @@ pub(crate) struct Collected {
     pub(crate) total: u64,
     /// The best `top_k` of them, best first.
     pub(crate) top: Vec<Candidate>,
-    /// Per facet dimension (in [`Dim::FACETS`] order): value -> count.
-    pub(crate) facets: [BTreeMap<String, u64>; 5],
+    /// Per facet dimension (in [`Dim::FACETS`] order): the most frequent values (at most
+    /// `max_facet_values`), most frequent first, then by value.
+    pub(crate) facets: [Vec<(String, u64)>; 5],
+}
+
+/// One facet's counts in one segment, sorted by value (the dictionary's order). The values
+/// share one buffer, so that a facet with thousands of values (domains) costs no allocation
+/// per value.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SegmentFacet {
+    bytes: Vec<u8>,
+    /// (end of the value in `bytes`, count), in value order.
+    entries: Vec<(usize, u64)>,
+}
+
+impl SegmentFacet {
+    fn value(&self, index: usize) -> &[u8] {
+        let start = if index == 0 {
+            0
+        } else {
+            self.entries[index - 1].0
+        };
+        &self.bytes[start..self.entries[index].0]
+    }
+}
+
+/// What one segment found.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SegmentCollected {
+    total: u64,
+    top: Vec<Candidate>,
+    facets: [SegmentFacet; 5],
+}
+
+/// Merges the segments' sorted counts of one facet and keeps the `keep` most frequent.
+fn merge_facet(segments: &[&SegmentFacet], keep: usize) -> Vec<(String, u64)> {
+    // A k-way merge of sorted lists: (value, segment, position), smallest value first.
+    let mut heap: BinaryHeap<std::cmp::Reverse<(&[u8], usize, usize)>> = segments
+        .iter()
+        .enumerate()
+        .filter(|(_, facet)| !facet.entries.is_empty())
+        .map(|(segment, facet)| std::cmp::Reverse((facet.value(0), segment, 0)))
+        .collect();
+    let mut merged: Vec<(&[u8], u64)> = Vec::new();
+    while let Some(std::cmp::Reverse((value, segment, position))) = heap.pop() {
+        let facet = segments[segment];
+        let count = facet.entries[position].1;
+        match merged.last_mut() {
+            Some((last, total)) if *last == value => *total += count,
+            _ => merged.push((value, count)),
+        }
+        if position + 1 < facet.entries.len() {
+            heap.push(std::cmp::Reverse((
+                facet.value(position + 1),
+                segment,
+                position + 1,
+            )));
+        }
+    }
+    let order = |a: &(&[u8], u64), b: &(&[u8], u64)| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0));
+    if merged.len() > keep && keep > 0 {
+        merged.select_nth_unstable_by(keep - 1, order);
+    }
+    merged.truncate(keep);
+    merged.sort_by(order);
+    merged
+        .into_iter()
+        .map(|(value, count)| (String::from_utf8_lossy(value).into_owned(), count))
+        .collect()
 }
 
 /// A heap entry within one segment, where id ordinals order like ids.
@@ -147,91 +233,107 @@ impl Ord for Entry {
     }
 }
 
-/// A filter resolved against one segment's dictionary.
-struct SegmentFilter {
-    dim: Dim,
+/// The fast-field column of one dimension in one segment.
+struct DimColumn {
     column: Option<StrColumn>,
-    /// The ordinals of the wanted values present in this segment, sorted.
-    ords: Vec<u64>,
+    /// Tags: several values per document. The other dimensions have at most one.
+    multi: bool,
 }
 
-impl SegmentFilter {
-    fn matches(&self, doc: DocId) -> bool {
-        match &self.column {
-            Some(column) => column
+impl DimColumn {
+    /// Returns the value ordinal of a single-valued dimension.
+    fn first(&self, doc: DocId) -> Option<u64> {
+        self.column.as_ref()?.ords().first(doc)
+    }
+
+    /// Returns true when `doc` has a value among `ords` (sorted).
+    fn any_in(&self, doc: DocId, ords: &[u64]) -> bool {
+        let Some(column) = &self.column else {
+            return false;
+        };
+        if self.multi {
+            column
                 .term_ords(doc)
-                .any(|ord| self.ords.binary_search(&ord).is_ok()),
-            None => false,
+                .any(|ord| ords.binary_search(&ord).is_ok())
+        } else {
+            column
+                .ords()
+                .first(doc)
+                .is_some_and(|ord| ords.binary_search(&ord).is_ok())
         }
     }
 }
 
-/// Name or title key matching for the tiers, in one segment.
-struct SegmentTier {
-    column: Option<StrColumn>,
-    exact: Option<u64>,
-    prefix: Range<u64>,
+/// The documents whose name or title key equals the query key, or starts with it, in one
+/// segment: read from the key fields' term dictionaries, so that ranking a document costs
+/// two bit lookups.
+struct SegmentTiers {
+    exact: BitSet,
+    prefix: BitSet,
 }
 
-impl SegmentTier {
-    fn new(column: Option<StrColumn>, key: &str) -> tantivy::Result<SegmentTier> {
-        let (mut exact, mut prefix) = (None, 0..0);
-        if let Some(column) = &column
-            && !key.is_empty()
-        {
-            let dictionary = column.dictionary();
-            exact = dictionary.term_ord(key)?;
-            // 0xFF never occurs in UTF-8, so every key that starts with `key` sorts below it.
-            let mut upper = key.as_bytes().to_vec();
-            upper.push(0xFF);
-            let (low, high) = dictionary
-                .term_bounds_to_ord(Bound::Included(key.as_bytes()), Bound::Excluded(&upper[..]))?;
-            let start = match low {
-                Bound::Included(ord) => ord,
-                Bound::Excluded(ord) => ord.saturating_add(1),
-                Bound::Unbounded => 0,
-            };
-            let end = match high {
-                Bound::Included(ord) => ord.saturating_add(1),
-                Bound::Excluded(ord) => ord,
-                Bound::Unbounded => u64::MAX,
-            };
-            prefix = start..end.max(start);
+impl SegmentTiers {
+    fn new(reader: &SegmentReader, key: &str) -> tantivy::Result<Option<SegmentTiers>> {
+        if key.is_empty() {
+            return Ok(None);
         }
-        Ok(SegmentTier {
-            column,
-            exact,
-            prefix,
-        })
+        let max_doc = reader.max_doc();
+        let mut tiers = SegmentTiers {
+            exact: BitSet::with_max_value(max_doc),
+            prefix: BitSet::with_max_value(max_doc),
+        };
+        // 0xFF never occurs in UTF-8, so every key that starts with `key` sorts below it.
+        let mut upper = key.as_bytes().to_vec();
+        upper.push(0xFF);
+        for name in [names::NAME_KEY, names::TITLE_KEY] {
+            let field = reader.schema().get_field(name)?;
+            let inverted = reader.inverted_index(field)?;
+            let mut terms = inverted
+                .terms()
+                .range()
+                .ge(key.as_bytes())
+                .lt(&upper)
+                .into_stream()?;
+            while terms.advance() {
+                let set = if terms.key() == key.as_bytes() {
+                    &mut tiers.exact
+                } else {
+                    &mut tiers.prefix
+                };
+                let mut postings = inverted
+                    .read_postings_from_terminfo(terms.value(), IndexRecordOption::Basic)?;
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    set.insert(doc);
+                    doc = postings.advance();
+                }
+            }
+        }
+        Ok(Some(tiers))
     }
 
     fn tier(&self, doc: DocId) -> Tier {
-        let Some(column) = &self.column else {
-            return TIER_TEXT;
-        };
-        let mut tier = TIER_TEXT;
-        for ord in column.term_ords(doc) {
-            if Some(ord) == self.exact {
-                return TIER_EXACT;
-            }
-            if self.prefix.contains(&ord) {
-                tier = TIER_PREFIX;
-            }
+        if self.exact.contains(doc) {
+            TIER_EXACT
+        } else if self.prefix.contains(doc) {
+            TIER_PREFIX
+        } else {
+            TIER_TEXT
         }
-        tier
     }
 }
 
 /// The collector of one segment.
 pub(crate) struct SearchSegmentCollector {
     segment: SegmentOrdinal,
-    filters: Vec<SegmentFilter>,
-    access: Option<StrColumn>,
+    /// Every dimension's column, in [`Dim::ALL`] order.
+    dims: Vec<DimColumn>,
+    /// The filters: dimension index and the wanted values' ordinals in this segment.
+    filters: Vec<(usize, Vec<u64>)>,
+    /// The ordinal of `private` in the access column, set only for anonymous callers.
     private_ord: Option<u64>,
-    name_tier: SegmentTier,
-    title_tier: SegmentTier,
+    tiers: Option<SegmentTiers>,
     ids: Option<StrColumn>,
-    facet_columns: Vec<Option<StrColumn>>,
     facet_counts: Vec<Vec<u32>>,
     total: u64,
     top_k: usize,
@@ -252,11 +354,18 @@ impl Collector for SearchCollector {
         segment: SegmentOrdinal,
         reader: &SegmentReader,
     ) -> tantivy::Result<SearchSegmentCollector> {
+        let mut dims = Vec::new();
+        for dim in Dim::ALL {
+            dims.push(DimColumn {
+                column: column(reader, dim.field_name())?,
+                multi: dim == Dim::Tag,
+            });
+        }
         let mut filters = Vec::new();
         for (dim, values) in &self.filters {
-            let column = column(reader, dim.field_name())?;
+            let index = dim.index();
             let mut ords = Vec::new();
-            if let Some(column) = &column {
+            if let Some(column) = &dims[index].column {
                 for value in values {
                     if let Some(ord) = column.dictionary().term_ord(value)? {
                         ords.push(ord);
@@ -264,42 +373,37 @@ impl Collector for SearchCollector {
                 }
             }
             ords.sort_unstable();
-            filters.push(SegmentFilter {
-                dim: *dim,
-                column,
-                ords,
-            });
+            filters.push((index, ords));
         }
-        let access = column(reader, names::ACCESS)?;
         // Only an anonymous caller has a private value to skip.
-        let private_ord = match &access {
+        let private_ord = match &dims[Dim::Access.index()].column {
             Some(column) if self.anonymous => column
                 .dictionary()
                 .term_ord(crawler::Access::Private.as_str())?,
             _ => None,
         };
-        let mut facet_columns = Vec::new();
-        let mut facet_counts = Vec::new();
-        for dim in Dim::FACETS {
-            let column = column(reader, dim.field_name())?;
-            facet_counts.push(vec![
-                0;
-                column
+        let facet_counts = Dim::FACETS
+            .iter()
+            .map(|dim| {
+                let terms = dims[dim.index()]
+                    .column
                     .as_ref()
-                    .map_or(0, |column| column.dictionary().num_terms())
-            ]);
-            facet_columns.push(column);
-        }
-        let key = if self.scored { self.key.as_str() } else { "" };
+                    .map_or(0, |column| column.dictionary().num_terms());
+                vec![0u32; terms]
+            })
+            .collect();
+        let tiers = if self.scored {
+            SegmentTiers::new(reader, &self.key)?
+        } else {
+            None
+        };
         Ok(SearchSegmentCollector {
             segment,
+            dims,
             filters,
-            access,
             private_ord,
-            name_tier: SegmentTier::new(column(reader, names::NAME_KEY)?, key)?,
-            title_tier: SegmentTier::new(column(reader, names::TITLE_KEY)?, key)?,
+            tiers,
             ids: column(reader, names::ID)?,
-            facet_columns,
             facet_counts,
             total: 0,
             top_k: self.top_k,
@@ -312,41 +416,42 @@ impl Collector for SearchCollector {
         self.scored
     }
 
-    fn merge_fruits(&self, fruits: Vec<Collected>) -> tantivy::Result<Collected> {
+    fn merge_fruits(&self, fruits: Vec<SegmentCollected>) -> tantivy::Result<Collected> {
         let mut merged = Collected::default();
-        for fruit in fruits {
+        for fruit in &fruits {
             merged.total += fruit.total;
-            merged.top.extend(fruit.top);
-            for (into, from) in merged.facets.iter_mut().zip(fruit.facets) {
-                for (value, count) in from {
-                    *into.entry(value).or_insert(0) += count;
-                }
-            }
+            merged.top.extend(fruit.top.iter().cloned());
         }
         merged.top.sort_by(rank);
         merged.top.truncate(self.top_k);
+        for (index, facet) in merged.facets.iter_mut().enumerate() {
+            let segments: Vec<&SegmentFacet> =
+                fruits.iter().map(|fruit| &fruit.facets[index]).collect();
+            *facet = merge_facet(&segments, self.max_facet_values);
+        }
         Ok(merged)
     }
 }
 
 impl SearchSegmentCollector {
+    /// Counts `doc`'s values of the facet `index` (in [`Dim::FACETS`] order).
     fn count_facet(&mut self, index: usize, doc: DocId) {
-        if let Some(column) = &self.facet_columns[index] {
-            for ord in column.term_ords(doc) {
-                if let Some(count) = usize::try_from(ord)
-                    .ok()
-                    .and_then(|ord| self.facet_counts[index].get_mut(ord))
-                {
-                    *count += 1;
-                }
+        let dim = &self.dims[Dim::FACETS[index].index()];
+        let counts = &mut self.facet_counts[index];
+        let mut count = |ord: u64| {
+            if let Some(slot) = usize::try_from(ord)
+                .ok()
+                .and_then(|ord| counts.get_mut(ord))
+            {
+                *slot += 1;
             }
-        }
-    }
-
-    fn is_private(&self, doc: DocId) -> bool {
-        match (&self.access, self.private_ord) {
-            (Some(column), Some(private)) => column.term_ords(doc).any(|ord| ord == private),
-            _ => false,
+        };
+        if dim.multi {
+            if let Some(column) = &dim.column {
+                column.term_ords(doc).for_each(count);
+            }
+        } else if let Some(ord) = dim.first(doc) {
+            count(ord);
         }
     }
 
@@ -354,19 +459,31 @@ impl SearchSegmentCollector {
         if self.top_k == 0 {
             return;
         }
-        let tier = if self.scored {
-            self.name_tier.tier(doc).max(self.title_tier.tier(doc))
-        } else {
-            TIER_TEXT
+        let tier = match &self.tiers {
+            Some(tiers) if self.scored => tiers.tier(doc),
+            _ => TIER_TEXT,
         };
+        let score = if self.scored { score } else { 0.0 };
+        if self.heap.len() >= self.top_k
+            && let Some(worst) = self.heap.peek()
+        {
+            // Most documents lose to the worst kept one on tier and score alone; only a
+            // tie needs the id.
+            let by_rank = tier
+                .cmp(&worst.tier)
+                .then_with(|| score.total_cmp(&worst.score));
+            if by_rank == Ordering::Less {
+                return;
+            }
+        }
         let id_ord = self
             .ids
             .as_ref()
-            .and_then(|ids| ids.term_ords(doc).next())
+            .and_then(|ids| ids.ords().first(doc))
             .unwrap_or(u64::MAX);
         let entry = Entry {
             tier,
-            score: if self.scored { score } else { 0.0 },
+            score,
             id_ord,
             doc,
         };
@@ -382,20 +499,23 @@ impl SearchSegmentCollector {
 }
 
 impl SegmentCollector for SearchSegmentCollector {
-    type Fruit = Collected;
+    type Fruit = SegmentCollected;
 
     fn collect(&mut self, doc: DocId, score: Score) {
-        if self.anonymous_guard(doc) {
+        if let Some(private) = self.private_ord
+            && self.dims[Dim::Access.index()].first(doc) == Some(private)
+        {
+            // Never seen by an anonymous caller (the query excludes it too).
             return;
         }
-        let mut failed: Option<Dim> = None;
-        for filter in &self.filters {
-            if !filter.matches(doc) {
+        let mut failed: Option<usize> = None;
+        for (index, ords) in &self.filters {
+            if !self.dims[*index].any_in(doc, ords) {
                 if failed.is_some() {
                     // Fails two filters: counts for nothing.
                     return;
                 }
-                failed = Some(filter.dim);
+                failed = Some(*index);
             }
         }
         match failed {
@@ -406,18 +526,18 @@ impl SegmentCollector for SearchSegmentCollector {
                     self.count_facet(index, doc);
                 }
             }
-            Some(dim) => {
-                if let Some(index) = dim.facet_index() {
+            Some(dim_index) => {
+                if let Some(index) = Dim::ALL[dim_index].facet_index() {
                     self.count_facet(index, doc);
                 }
             }
         }
     }
 
-    fn harvest(self) -> Collected {
-        let mut collected = Collected {
+    fn harvest(self) -> SegmentCollected {
+        let mut collected = SegmentCollected {
             total: self.total,
-            ..Collected::default()
+            ..SegmentCollected::default()
         };
         let mut text = String::new();
         for entry in self.heap.into_vec() {
@@ -435,7 +555,7 @@ impl SegmentCollector for SearchSegmentCollector {
         }
         collected.top.sort_by(rank);
         for (index, counts) in self.facet_counts.iter().enumerate() {
-            let Some(column) = &self.facet_columns[index] else {
+            let Some(column) = &self.dims[Dim::FACETS[index].index()].column else {
                 continue;
             };
             // Look the values up in one sorted pass over the dictionary: one lookup per
@@ -443,24 +563,75 @@ impl SegmentCollector for SearchSegmentCollector {
             let ords: Vec<u64> = (0..counts.len() as u64)
                 .filter(|ord| counts[*ord as usize] > 0)
                 .collect();
-            let mut values = Vec::with_capacity(ords.len());
+            let facet = &mut collected.facets[index];
+            let mut counts_in_order = ords.iter().map(|ord| u64::from(counts[*ord as usize]));
             let looked_up = column.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
-                values.push(String::from_utf8_lossy(bytes).into_owned());
+                facet.bytes.extend_from_slice(bytes);
+                let count = counts_in_order.next().unwrap_or(0);
+                facet.entries.push((facet.bytes.len(), count));
             });
-            if looked_up.is_ok() {
-                for (ord, value) in ords.iter().zip(values) {
-                    collected.facets[index].insert(value, u64::from(counts[*ord as usize]));
-                }
+            if !matches!(looked_up, Ok(true)) {
+                *facet = SegmentFacet::default();
             }
         }
         collected
     }
 }
 
-impl SearchSegmentCollector {
-    /// Returns true when `doc` must not be seen by this caller (`private_ord` is only set for
-    /// anonymous callers).
-    fn anonymous_guard(&self, doc: DocId) -> bool {
-        self.private_ord.is_some() && self.is_private(doc)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facet(values: &[(&str, u64)]) -> SegmentFacet {
+        let mut facet = SegmentFacet::default();
+        for (value, count) in values {
+            facet.bytes.extend_from_slice(value.as_bytes());
+            facet.entries.push((facet.bytes.len(), *count));
+        }
+        facet
+    }
+
+    #[test]
+    fn facets_merge_across_segments_and_keep_the_most_frequent() {
+        let first = facet(&[("a.test", 2), ("c.test", 1), ("d.test", 5)]);
+        let second = facet(&[("b.test", 1), ("c.test", 4)]);
+        let empty = facet(&[]);
+        let merged = merge_facet(&[&first, &empty, &second], 10);
+        let expected = [("c.test", 5), ("d.test", 5), ("a.test", 2), ("b.test", 1)];
+        assert_eq!(
+            merged,
+            expected.map(|(value, count)| (value.to_owned(), count))
+        );
+        let top = merge_facet(&[&first, &second], 2);
+        assert_eq!(top, [("c.test".to_owned(), 5), ("d.test".to_owned(), 5)]);
+        assert!(merge_facet(&[&first], 0).is_empty());
+        assert!(merge_facet(&[], 5).is_empty());
+    }
+
+    #[test]
+    fn entries_rank_by_tier_then_score_then_id() {
+        let entry = |tier, score, id_ord| Entry {
+            tier,
+            score,
+            id_ord,
+            doc: 0,
+        };
+        assert_eq!(
+            entry(1, 0.1, 5).cmp_rank(&entry(0, 9.0, 0)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            entry(0, 2.0, 5).cmp_rank(&entry(0, 1.0, 0)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            entry(0, 1.0, 1).cmp_rank(&entry(0, 1.0, 2)),
+            Ordering::Greater
+        );
+        // The heap keeps the worst on top.
+        let mut heap = BinaryHeap::new();
+        heap.push(entry(0, 1.0, 0));
+        heap.push(entry(2, 0.0, 0));
+        assert_eq!(heap.peek().map(|e| e.tier), Some(0));
     }
 }

@@ -3,16 +3,25 @@
 //! The document holds the analysed text fields, the exact filter fields, and the whole record
 //! as JSON, so that what comes out of the index is exactly what went in.
 
+use std::collections::BTreeSet;
+
 use crawler::Skill;
 use tantivy::TantivyDocument;
 use tantivy::schema::Value;
+use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 
 use crate::error::{Error, Result};
+use crate::query::{MAX_INDEXED_PREFIX_CHARS, MIN_PREFIX_CHARS};
 use crate::schema::Fields;
 use crate::tokenizer::key;
 
-/// Returns the index document of `skill`.
-pub(crate) fn to_document(skill: &Skill, fields: &Fields) -> Result<TantivyDocument> {
+/// Returns the index document of `skill`; `words` is the unstemmed words analyzer, used to
+/// list the word prefixes.
+pub(crate) fn to_document(
+    skill: &Skill,
+    fields: &Fields,
+    words: &mut TextAnalyzer,
+) -> Result<TantivyDocument> {
     let record = serde_json::to_string(skill).map_err(|error| Error::CorruptRecord {
         id: skill.id.to_string(),
         message: error.to_string(),
@@ -35,6 +44,31 @@ pub(crate) fn to_document(skill: &Skill, fields: &Fields) -> Result<TantivyDocum
     }
     for tag in &skill.tags {
         doc.add_text(fields.words, tag);
+    }
+    let mut prefixes = BTreeSet::new();
+    let texts = [skill.name.as_str(), &skill.title, &skill.description];
+    for text in texts
+        .into_iter()
+        .chain(skill.tags.iter().map(String::as_str))
+    {
+        let mut stream = words.token_stream(text);
+        while let Some(token) = stream.next() {
+            let mut prefix = String::new();
+            for (count, c) in token
+                .text
+                .chars()
+                .take(MAX_INDEXED_PREFIX_CHARS)
+                .enumerate()
+            {
+                prefix.push(c);
+                if count + 1 >= MIN_PREFIX_CHARS {
+                    prefixes.insert(prefix.clone());
+                }
+            }
+        }
+    }
+    for prefix in prefixes {
+        doc.add_text(fields.prefixes, prefix);
     }
     doc.add_text(fields.capability_type, &skill.capability_type);
     doc.add_text(fields.access, skill.access.as_str());
@@ -119,7 +153,7 @@ pub(crate) mod tests {
 
     fn round_trip(skill: &Skill) -> Skill {
         let (_, fields) = schema::build();
-        let doc = to_document(skill, &fields).unwrap();
+        let doc = to_document(skill, &fields, &mut crate::tokenizer::words_analyzer()).unwrap();
         from_document(&doc, &fields).unwrap()
     }
 

@@ -156,7 +156,7 @@ mod tests {
     }
 
     /// The judged queries shipped with the crate.
-    pub(crate) fn judged_queries() -> Judgements {
+    fn judged_queries() -> Judgements {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("eval/queries.json");
         let text = std::fs::read_to_string(&path).unwrap();
         Judgements::from_json(&text).unwrap()
@@ -203,9 +203,9 @@ mod tests {
 
     /// The nDCG@10 this ranking must keep over the corpus: a little under the measured
     /// figure (see docs/BENCHMARKS.md), so that a ranking regression fails the build.
-    const NDCG_FLOOR: f64 = 0.89;
+    const NDCG_FLOOR: f64 = 0.92;
     /// The MRR@10 floor, likewise.
-    const MRR_FLOOR: f64 = 0.92;
+    const MRR_FLOOR: f64 = 0.95;
 
     #[test]
     #[allow(clippy::print_stderr)]

@@ -5,6 +5,17 @@
 //! `NOT` are words, and English stop words at that); an unbalanced quote is ignored. Words
 //! are OR-combined and ranked by BM25 over weighted fields, because requiring every word
 //! finds nothing for task-style queries ("turn my spreadsheet into a chart").
+//!
+//! What matches, and what only ranks:
+//!
+//! - A record matches through its name, title, tags or description: a stemmed word, a word
+//!   as the prefix of a longer one (and the last word as typed), or its name or title key
+//!   being or starting with the query's. Body words only add to the score, except for
+//!   terms most bodies hold, which are left out.
+//! - When that finds fewer than five records the caller widens the query: body words
+//!   match on their own and long words match with one typo. Prefix, typo and key clauses
+//!   score low and flat, so they rank below real text matches; the relevance tiers
+//!   themselves are applied by the collector.
 
 use std::collections::BTreeSet;
 
@@ -28,7 +39,11 @@ pub(crate) const MIN_FUZZY_CHARS: usize = 5;
 /// At most this many words get typo matching.
 const MAX_FUZZY_WORDS: usize = 8;
 /// The last word is matched as a prefix when it has at least this many characters.
-const MIN_PREFIX_CHARS: usize = 2;
+pub(crate) const MIN_PREFIX_CHARS: usize = 2;
+/// Word prefixes up to this many characters are indexed (the `prefixes` field), so that
+/// matching them is one term lookup; a longer last word is matched with an automaton over
+/// the word dictionary, which is cheap for long prefixes.
+pub(crate) const MAX_INDEXED_PREFIX_CHARS: usize = 10;
 
 /// Field weights of the BM25 clauses.
 const NAME_WEIGHT: f32 = 3.0;
@@ -38,10 +53,15 @@ const DESCRIPTION_WEIGHT: f32 = 2.0;
 const BODY_WEIGHT: f32 = 0.4;
 /// How much the other fields count beside the best-matching one, for each term.
 const TIE_BREAKER: f32 = 0.3;
-/// Weight of the words appearing close together (an implicit phrase).
-const PROXIMITY_WEIGHT: f32 = 1.5;
+/// A term held by more than this share of bodies is not scored in bodies (its idf is
+/// nearly zero anyway).
+const COMMON_IN_BODIES: f64 = 0.25;
+/// Weight of a query word matched as the prefix of a word.
+const PREFIX_WEIGHT: f32 = 0.5;
+/// Words (other than the last) match as prefixes when they have at least this many
+/// characters; shorter ones would match too much.
+const MIN_WORD_PREFIX_CHARS: usize = 4;
 /// Flat scores of the match-only clauses: low, so they order below real text matches.
-const PREFIX_SCORE: f32 = 0.3;
 const FUZZY_SCORE: f32 = 0.2;
 const KEY_SCORE: f32 = 0.5;
 
@@ -50,7 +70,7 @@ const KEY_SCORE: f32 = 0.5;
 const NOISE_WORDS: &[&str] = &[
     "how", "do", "doe", "i", "my", "me", "we", "our", "you", "your", "can", "want", "need", "help",
     "use", "using", "some", "someth", "make", "get", "what", "which", "should", "would", "could",
-    "skill", "from", "all", "any", "about",
+    "from", "all", "any", "about",
 ];
 
 /// A query as the user wrote it, taken apart.
@@ -121,6 +141,8 @@ pub(crate) fn parse(raw: &str) -> ParsedQuery {
 /// Builds tantivy queries for parsed user text.
 pub(crate) struct QueryBuilder {
     fields: Fields,
+    /// How many bodies hold each term, and how many records there are; `None` when unknown.
+    body_stats: Option<tantivy::Searcher>,
     text: TextAnalyzer,
     words: TextAnalyzer,
 }
@@ -129,6 +151,7 @@ impl QueryBuilder {
     pub(crate) fn new(fields: Fields) -> QueryBuilder {
         QueryBuilder {
             fields,
+            body_stats: None,
             text: text_analyzer(),
             words: words_analyzer(),
         }
@@ -199,6 +222,24 @@ impl QueryBuilder {
         Box::new(BooleanQuery::new(per_field))
     }
 
+    /// Lets the builder leave out body clauses of terms that most bodies hold: their BM25
+    /// weight is close to nothing, and scoring them visits most of the index.
+    pub(crate) fn with_statistics(mut self, searcher: &tantivy::Searcher) -> QueryBuilder {
+        self.body_stats = Some(searcher.clone());
+        self
+    }
+
+    fn is_common_in_bodies(&self, term: &str) -> bool {
+        let Some(searcher) = &self.body_stats else {
+            return false;
+        };
+        let records = searcher.num_docs();
+        let holding = searcher
+            .doc_freq(&Term::from_field_text(self.fields.body, term))
+            .unwrap_or(0);
+        records > 0 && holding as f64 > records as f64 * COMMON_IN_BODIES
+    }
+
     /// One term in the body: scored on its own, so that a body match ranks a record higher
     /// without letting every record that mentions a common word in passing match.
     fn body_clause(&self, term: &str) -> Box<dyn Query> {
@@ -233,23 +274,10 @@ impl QueryBuilder {
             matching.push((Occur::Should, self.term_clause(term)));
             if widen {
                 matching.push((Occur::Should, self.body_clause(term)));
-            } else {
+            } else if !self.is_common_in_bodies(term) {
                 outer.push((Occur::Should, self.body_clause(term)));
             }
         }
-        // The loose words close together, in order: an implicit phrase.
-        let sequence: Vec<String> = tokenizer::tokens(&mut self.text, &parsed.loose)
-            .into_iter()
-            .filter(|term| terms.contains(term))
-            .take(MAX_TERMS)
-            .collect();
-        if sequence.len() >= 2 {
-            outer.push((
-                Occur::Should,
-                self.phrase_clause(&sequence, 2, PROXIMITY_WEIGHT),
-            ));
-        }
-
         // Quoted phrases must appear.
         for phrase in &parsed.phrases {
             let phrase_terms: Vec<String> = tokenizer::tokens(&mut self.text, phrase)
@@ -268,17 +296,11 @@ impl QueryBuilder {
             outer.push((Occur::Must, required));
         }
 
-        // The last word as a prefix, for search as you type.
-        if let Some(last) = &parsed.last_word {
-            let prefix = FuzzyTermQuery::new_prefix(
-                Term::from_field_text(self.fields.words, last),
-                0,
-                false,
-            );
-            matching.push((
-                Occur::Should,
-                Box::new(ConstScoreQuery::new(Box::new(prefix), PREFIX_SCORE)),
-            ));
+        // Words as prefixes of longer words: `postgres` finds `postgresql`, and the last word
+        // of a query being typed finds the words it starts. Scored by BM25 over the indexed
+        // prefixes, so a rare prefix counts more than a common one.
+        for word in self.prefix_words(parsed) {
+            matching.push((Occur::Should, self.prefix_clause(&word)));
         }
 
         // Names and titles equal to or starting with the query: the top tiers (ranked by
@@ -336,6 +358,57 @@ impl QueryBuilder {
             outer.push((occur, Box::new(BooleanQuery::new(matching))));
         }
         Box::new(BooleanQuery::new(outer))
+    }
+
+    /// Returns the words to match as prefixes: each loose word of at least
+    /// [`MIN_WORD_PREFIX_CHARS`] that is not a stop or noise word, and the last word as typed.
+    fn prefix_words(&mut self, parsed: &ParsedQuery) -> Vec<String> {
+        let mut words: Vec<String> = Vec::new();
+        for word in tokenizer::tokens(&mut self.words, &parsed.loose) {
+            if words.len() >= MAX_TERMS {
+                break;
+            }
+            let chars = word.chars().count();
+            if !(MIN_WORD_PREFIX_CHARS..=MAX_INDEXED_PREFIX_CHARS).contains(&chars)
+                || words.contains(&word)
+            {
+                continue;
+            }
+            let stems = tokenizer::tokens(&mut self.text, &word);
+            if stems
+                .iter()
+                .all(|stem| NOISE_WORDS.contains(&stem.as_str()))
+            {
+                continue;
+            }
+            words.push(word);
+        }
+        if let Some(last) = &parsed.last_word
+            && !words.contains(last)
+        {
+            words.push(last.clone());
+        }
+        words
+    }
+
+    /// Returns the clause that matches `word` as the prefix of a word.
+    fn prefix_clause(&self, word: &str) -> Box<dyn Query> {
+        if word.chars().count() <= MAX_INDEXED_PREFIX_CHARS {
+            Box::new(BoostQuery::new(
+                Box::new(TermQuery::new(
+                    Term::from_field_text(self.fields.prefixes, word),
+                    IndexRecordOption::Basic,
+                )),
+                PREFIX_WEIGHT,
+            ))
+        } else {
+            let automaton = FuzzyTermQuery::new_prefix(
+                Term::from_field_text(self.fields.words, word),
+                0,
+                false,
+            );
+            Box::new(ConstScoreQuery::new(Box::new(automaton), PREFIX_WEIGHT))
+        }
     }
 
     /// Returns the distinct analysed terms of the loose words (at most [`MAX_TERMS`]),

@@ -72,8 +72,10 @@ impl Filters {
     }
 }
 
-/// A search.
+/// A search. Missing fields deserialise to their defaults: an empty query (browse), no
+/// filters, [`DEFAULT_LIMIT`] hits from the first, as an anonymous caller.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SearchRequest {
     /// What the user typed; any text is valid, and empty text browses every record.
     pub query: String,
@@ -85,6 +87,12 @@ pub struct SearchRequest {
     pub offset: usize,
     /// Who is asking.
     pub caller: Caller,
+}
+
+impl Default for SearchRequest {
+    fn default() -> SearchRequest {
+        SearchRequest::new("", Caller::Anonymous)
+    }
 }
 
 impl SearchRequest {
@@ -100,8 +108,9 @@ impl SearchRequest {
     }
 }
 
-/// A page of records in id order.
+/// A page of records in id order. Missing fields deserialise to their defaults.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ListRequest {
     /// Who is asking.
     pub caller: Caller,
@@ -113,6 +122,12 @@ pub struct ListRequest {
     pub limit: usize,
 }
 
+impl Default for ListRequest {
+    fn default() -> ListRequest {
+        ListRequest::new(Caller::Anonymous)
+    }
+}
+
 impl ListRequest {
     /// Returns a request for the first page, without filters.
     pub fn new(caller: Caller) -> ListRequest {
@@ -122,5 +137,35 @@ impl ListRequest {
             after: None,
             limit: DEFAULT_LIMIT,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_default_to_an_anonymous_first_page() {
+        let request: SearchRequest = serde_json::from_str(r#"{"query": "pdf"}"#).unwrap();
+        assert_eq!(request, SearchRequest::new("pdf", Caller::Anonymous));
+        let list: ListRequest = serde_json::from_str("{}").unwrap();
+        assert_eq!(list, ListRequest::new(Caller::Anonymous));
+    }
+
+    #[test]
+    fn filter_values_are_normalised() {
+        let filters = Filters {
+            domain: vec![
+                " A.test , b.test".to_owned(),
+                "a.test".to_owned(),
+                String::new(),
+            ],
+            tag: vec![",,".to_owned()],
+            ..Filters::default()
+        };
+        assert_eq!(
+            filters.dims(),
+            [(Dim::Domain, vec!["a.test".to_owned(), "b.test".to_owned()])]
+        );
     }
 }

@@ -22,6 +22,7 @@ pub(crate) mod names {
     pub(crate) const BODY: &str = "body";
     pub(crate) const TAGS: &str = "tags";
     pub(crate) const WORDS: &str = "words";
+    pub(crate) const PREFIXES: &str = "prefixes";
     pub(crate) const CAPABILITY_TYPE: &str = "capability_type";
     pub(crate) const ACCESS: &str = "access";
     pub(crate) const DOMAIN: &str = "domain";
@@ -51,8 +52,10 @@ pub(crate) struct Fields {
     pub(crate) body: Field,
     /// The tags, analysed.
     pub(crate) tags: Field,
-    /// Name, title, description and tags, unstemmed: for last-word prefixes and typos.
+    /// Name, title, description and tags, unstemmed: for typos and long prefixes.
     pub(crate) words: Field,
+    /// The prefixes (2 to 10 characters) of the words in `words`, for search as you type.
+    pub(crate) prefixes: Field,
     /// Exact, lowercased filter and facet values.
     pub(crate) capability_type: Field,
     /// `public`, `restricted` or `private`.
@@ -90,6 +93,12 @@ pub(crate) fn build() -> (Schema, Fields) {
             .set_tokenizer(WORDS_ANALYZER)
             .set_index_option(IndexRecordOption::WithFreqs),
     );
+    let prefixes = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_fieldnorms(false)
+            .set_index_option(IndexRecordOption::Basic),
+    );
     let fields = Fields {
         id: builder.add_text_field(names::ID, exact.clone()),
         name_key: builder.add_text_field(names::NAME_KEY, exact.clone()),
@@ -100,6 +109,7 @@ pub(crate) fn build() -> (Schema, Fields) {
         body: builder.add_text_field(names::BODY, analysed(false)),
         tags: builder.add_text_field(names::TAGS, analysed(true)),
         words: builder.add_text_field(names::WORDS, words),
+        prefixes: builder.add_text_field(names::PREFIXES, prefixes),
         capability_type: builder.add_text_field(names::CAPABILITY_TYPE, exact.clone()),
         access: builder.add_text_field(names::ACCESS, exact.clone()),
         domain: builder.add_text_field(names::DOMAIN, exact.clone()),
@@ -128,6 +138,7 @@ mod tests {
             (names::BODY, fields.body),
             (names::TAGS, fields.tags),
             (names::WORDS, fields.words),
+            (names::PREFIXES, fields.prefixes),
             (names::CAPABILITY_TYPE, fields.capability_type),
             (names::ACCESS, fields.access),
             (names::DOMAIN, fields.domain),

@@ -173,8 +173,9 @@ impl SearchIndex {
             key: parsed.key.clone(),
             top_k: offset + limit,
             scored: !parsed.is_empty,
+            max_facet_values: MAX_FACET_VALUES,
         };
-        let mut builder = QueryBuilder::new(*self.fields());
+        let mut builder = QueryBuilder::new(*self.fields()).with_statistics(&searcher);
         let run = |text: &dyn Query| -> Result<Collected> {
             let query = self.visible(text.box_clone(), request.caller);
             searcher
@@ -222,7 +223,7 @@ impl SearchIndex {
                 score,
             });
         }
-        let [capability_type, access, domain, format, tag] = collected.facets.map(facet_counts);
+        let [capability_type, access, domain, format, tag] = collected.facets.map(FacetCounts);
         Ok(SearchResults {
             query: request.query.clone(),
             total: collected.total,
@@ -330,15 +331,6 @@ fn dim_field(fields: &Fields, dim: Dim) -> Field {
     }
 }
 
-/// Orders one facet's counts, most frequent first (then by value), and keeps the first
-/// [`MAX_FACET_VALUES`].
-fn facet_counts(counts: std::collections::BTreeMap<String, u64>) -> FacetCounts {
-    let mut counts: Vec<(String, u64)> = counts.into_iter().collect();
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    counts.truncate(MAX_FACET_VALUES);
-    FacetCounts(counts)
-}
-
 #[cfg(test)]
 mod tests {
     use crawler::Format;
@@ -349,6 +341,11 @@ mod tests {
 
     /// A small directory with every access level, two formats and a CJK description.
     fn fixture() -> SearchIndex {
+        fixture_in_batches(usize::MAX)
+    }
+
+    /// The fixture, committed `batch` records at a time (one segment per commit).
+    fn fixture_in_batches(batch: usize) -> SearchIndex {
         let mut records = Vec::new();
         let mut merge = skill(
             "a.test",
@@ -425,11 +422,40 @@ mod tests {
             records.push(record);
         }
         let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default()).unwrap();
-        for record in &records {
+        for (n, record) in records.iter().enumerate() {
             writer.upsert(record).unwrap();
+            if (n + 1) % batch == 0 {
+                writer.commit(n as u64).unwrap();
+            }
         }
-        writer.commit(1).unwrap();
+        writer.commit(records.len() as u64).unwrap();
         search
+    }
+
+    #[test]
+    fn segments_do_not_change_the_answer() {
+        let whole = fixture();
+        let split = fixture_in_batches(3);
+        for query in [
+            "",
+            "pdf",
+            "pdf merge",
+            "finance",
+            "invoce",
+            "文本提取",
+            "notes",
+        ] {
+            for caller in [Caller::Anonymous, Caller::Authenticated] {
+                let mut request = SearchRequest::new(query, caller);
+                request.filters.capability_type = vec!["skill".to_owned(), "task".to_owned()];
+                for request in [SearchRequest::new(query, caller), request] {
+                    let a = whole.search(&request).unwrap();
+                    let b = split.search(&request).unwrap();
+                    assert_eq!(ids(&a), ids(&b), "{query:?}");
+                    assert_eq!((a.total, &a.facets), (b.total, &b.facets), "{query:?}");
+                }
+            }
+        }
     }
 
     fn search(index: &SearchIndex, query: &str, caller: Caller) -> SearchResults {
@@ -670,6 +696,9 @@ mod tests {
             ids(&search(&index, "pdfplu", Caller::Anonymous))[0],
             "c.test/pdfplumber-guide"
         );
+        // Longer than the indexed prefixes: matched through the word dictionary.
+        let results = search(&index, "confidentia", Caller::Authenticated);
+        assert_eq!(ids(&results), ["s.test/secret-pdf"]);
         let results = search(&index, "invoice fie", Caller::Anonymous);
         assert_eq!(ids(&results)[0], "s.test/invoice-extract");
         // One typo in a long word, when exact terms find little.
@@ -743,6 +772,30 @@ mod tests {
     }
 
     #[test]
+    fn body_matches_count_when_little_else_matches_and_get_a_body_snippet() {
+        let Index {
+            mut writer,
+            search: index,
+        } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        let mut deep = skill("d.test", "ledger", "Ledger", "Keeps the books.");
+        deep.body = format!(
+            "{}The quarterly <reconciliation> happens here.\n{}",
+            "filler words ".repeat(400),
+            "more filler ".repeat(100)
+        );
+        writer.upsert(&deep).unwrap();
+        writer.commit(1).unwrap();
+        let results = search(&index, "reconciliation", Caller::Anonymous);
+        assert_eq!(ids(&results), ["d.test/ledger"]);
+        let snippet = &results.hits[0].snippet;
+        assert!(snippet.starts_with('…'), "{snippet}");
+        assert!(
+            snippet.contains("&lt;<mark>reconciliation</mark>&gt;"),
+            "{snippet}"
+        );
+    }
+
+    #[test]
     fn hostile_queries_are_results_or_nothing() {
         let index = fixture();
         let long = "pdf ".repeat(25_000);
@@ -791,6 +844,29 @@ mod tests {
             ids(&search(&index, "AND OR NOT", Caller::Anonymous)),
             ["b.test/notes"]
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_text_is_a_query(query in "\\PC{0,40}|[\"()*:+\\-~^ a-z]{0,20}", authenticated: bool) {
+            let index = fixture_index();
+            let caller = if authenticated { Caller::Authenticated } else { Caller::Anonymous };
+            let results = index.search(&SearchRequest::new(query.clone(), caller)).unwrap();
+            proptest::prop_assert_eq!(&results.query, &query);
+            proptest::prop_assert!(results.hits.len() as u64 <= results.total);
+            let visible = if authenticated { 10 } else { 8 };
+            proptest::prop_assert!(results.total <= visible);
+            for pair in results.hits.windows(2) {
+                proptest::prop_assert!(pair[0].score >= pair[1].score);
+            }
+        }
+    }
+
+    /// The fixture, built once for the property test's many cases.
+    fn fixture_index() -> SearchIndex {
+        static FIXTURE: std::sync::OnceLock<SearchIndex> = std::sync::OnceLock::new();
+        FIXTURE.get_or_init(fixture).clone()
     }
 
     #[test]

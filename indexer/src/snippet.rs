@@ -20,14 +20,16 @@ pub const SNIPPET_MARK_START: &str = "<mark>";
 pub const SNIPPET_MARK_END: &str = "</mark>";
 /// The longest extract, in bytes of the original text.
 const MAX_SNIPPET_BYTES: usize = 200;
-/// Bodies are searched for a snippet in their first this many bytes only: analysing text
-/// (stemming) is the largest cost of a search's snippets.
-const MAX_BODY_BYTES: usize = 4 * 1024;
+/// A body is analysed (tokenized and stemmed, the largest cost of snippets) only in a window
+/// of this many bytes around the first place a query term appears in it.
+const BODY_WINDOW_BYTES: usize = 600;
 
 /// Builds snippets for the hits of one query.
 pub(crate) struct Snippets {
     description: Option<SnippetGenerator>,
     body: Option<SnippetGenerator>,
+    /// The query's body terms (stems), lowercase, to find where a body matches.
+    body_terms: Vec<String>,
 }
 
 impl Snippets {
@@ -54,9 +56,19 @@ impl Snippets {
                     generator
                 })
         };
+        let mut body_terms = Vec::new();
+        query.query_terms(&mut |term, _| {
+            if term.field() == body
+                && let Some(text) = term.value().as_str()
+                && !body_terms.iter().any(|known| known == text)
+            {
+                body_terms.push(text.to_owned());
+            }
+        });
         Snippets {
             description: generator(description),
             body: generator(body),
+            body_terms,
         }
     }
 
@@ -65,17 +77,21 @@ impl Snippets {
         Snippets {
             description: None,
             body: None,
+            body_terms: Vec::new(),
         }
     }
 
     /// Returns the snippet of a record: the best highlighted extract of its description,
     /// else of its body, else the start of its description.
     pub(crate) fn snippet(&self, description: &str, body: &str) -> String {
-        if let Some(snippet) = highlighted(self.description.as_ref(), description) {
+        if let Some(snippet) =
+            highlighted(self.description.as_ref(), description, 0..description.len())
+        {
             return snippet;
         }
-        let body = truncate(body, MAX_BODY_BYTES);
-        if let Some(snippet) = highlighted(self.body.as_ref(), body) {
+        if let Some(window) = self.body_window(body)
+            && let Some(snippet) = highlighted(self.body.as_ref(), body, window)
+        {
             return snippet;
         }
         let start = truncate(description, MAX_SNIPPET_BYTES);
@@ -83,13 +99,46 @@ impl Snippets {
     }
 }
 
-fn highlighted(generator: Option<&SnippetGenerator>, text: &str) -> Option<String> {
-    let snippet = generator?.snippet(text);
+impl Snippets {
+    /// Returns a window of the body around the first occurrence of a query term (stems are
+    /// almost always a prefix of the words they come from), or `None` when none occurs.
+    fn body_window(&self, body: &str) -> Option<Range<usize>> {
+        if self.body.is_none() || self.body_terms.is_empty() {
+            return None;
+        }
+        // ASCII lowercasing keeps byte offsets, which full Unicode lowercasing does not.
+        let lower = body.to_ascii_lowercase();
+        let first = self
+            .body_terms
+            .iter()
+            .filter_map(|term| lower.find(term.as_str()))
+            .min()?;
+        let mut start = first.saturating_sub(BODY_WINDOW_BYTES / 4);
+        while !body.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = (start + BODY_WINDOW_BYTES).min(body.len());
+        while !body.is_char_boundary(end) {
+            end -= 1;
+        }
+        Some(start..end)
+    }
+}
+
+/// Returns the best highlighted extract of `text[window]`, rendered against the whole text
+/// (so that a cut is marked with `…`), or `None` when nothing in the window matches.
+fn highlighted(
+    generator: Option<&SnippetGenerator>,
+    text: &str,
+    window: Range<usize>,
+) -> Option<String> {
+    let snippet = generator?.snippet(&text[window.clone()]);
     if snippet.highlighted().is_empty() {
         return None;
     }
-    let mut range = snippet.fragment_range();
-    let start = range.start;
+    let fragment = snippet.fragment_range();
+    let offset = window.start + fragment.start;
+    let mut range = window.start + fragment.start..window.start + fragment.end;
     // Keep the punctuation that ends or starts the text rather than cutting it off.
     if !text[range.end..].chars().any(char::is_alphanumeric) {
         range.end = text.len();
@@ -100,7 +149,7 @@ fn highlighted(generator: Option<&SnippetGenerator>, text: &str) -> Option<Strin
     let marks: Vec<Range<usize>> = snippet
         .highlighted()
         .iter()
-        .map(|mark| mark.start + start..mark.end + start)
+        .map(|mark| mark.start + offset..mark.end + offset)
         .collect();
     Some(render(text, range, &marks))
 }

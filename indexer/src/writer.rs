@@ -37,6 +37,8 @@ pub struct IndexWriterHandle {
     committed_seq: u64,
     pending: usize,
     pub(crate) sync_batch: usize,
+    /// The unstemmed words analyzer, for the word prefixes of each document.
+    words: tantivy::tokenizer::TextAnalyzer,
 }
 
 impl std::fmt::Debug for IndexWriterHandle {
@@ -61,13 +63,14 @@ impl IndexWriterHandle {
             committed_seq,
             pending: 0,
             sync_batch,
+            words: crate::tokenizer::words_analyzer(),
         }
     }
 
     /// Adds `skill`, replacing any record with the same id.
     pub fn upsert(&mut self, skill: &Skill) -> Result<()> {
         let fields = self.search.fields();
-        let doc = to_document(skill, fields)?;
+        let doc = to_document(skill, fields, &mut self.words)?;
         self.writer
             .delete_term(Term::from_field_text(fields.id, &skill.id.to_string()));
         self.writer

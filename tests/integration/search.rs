@@ -2,6 +2,7 @@
 //! records put in a crawl store, then synced into the index.
 
 use std::path::Path;
+use std::process::Output;
 
 use crawler::store::{DomainStatus, Outcome, Store};
 use indexer::{Index, IndexConfig, SearchResults};
@@ -51,10 +52,18 @@ fn build_data_dir(data: &Path) {
     assert!(stats.upserted > 5, "{stats:?}");
 }
 
-fn search_json(data: &Path, args: &[&str]) -> SearchResults {
-    let mut all = vec!["search", "--data", data.to_str().unwrap(), "--json"];
+/// Runs `skillscout search --data DATA ARGS`.
+fn run_search(data: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["search", "--data", data.to_str().unwrap()];
     all.extend_from_slice(args);
-    let output = skillscout(&repo_root(), &all);
+    skillscout(&repo_root(), &all)
+}
+
+/// Runs `skillscout search --data DATA --json ARGS` and decodes the results.
+fn search_json(data: &Path, args: &[&str]) -> SearchResults {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let output = run_search(data, &all);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     serde_json::from_str(&stdout(&output)).unwrap()
 }
@@ -74,16 +83,7 @@ fn search_finds_fixture_skills_and_hides_private_ones() {
     );
 
     // The JSON is exactly the /v1/search body.
-    let output = skillscout(
-        &repo_root(),
-        &[
-            "search",
-            "--data",
-            dir.path().to_str().unwrap(),
-            "--json",
-            "payroll",
-        ],
-    );
+    let output = run_search(dir.path(), &["--json", "payroll"]);
     let body: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     let keys: Vec<&str> = body
         .as_object()
@@ -126,19 +126,60 @@ fn search_finds_fixture_skills_and_hides_private_ones() {
 }
 
 #[test]
+fn search_json_is_the_v1_search_body() {
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+    let output = run_search(dir.path(), &["--json", "invoice"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let body: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    insta::assert_json_snapshot!(body, { ".took_ms" => "[took_ms]", ".hits[].score" => "[score]" }, @r#"
+    {
+      "query": "invoice",
+      "total": 1,
+      "hits": [
+        {
+          "id": "services.test/test.services.invoice-extract-v1",
+          "domain": "services.test",
+          "name": "test.services.invoice-extract-v1",
+          "title": "Invoice Data Extraction",
+          "description": "Extracts totals, dates, line items and tax from PDF and image invoices.",
+          "capability_type": "api",
+          "access": "restricted",
+          "format": "skill-sharing",
+          "version": "1.3.0",
+          "source_url": "https://services.test/descriptors/invoice-extract-v1.json",
+          "score": "[score]",
+          "snippet": "Extracts totals, dates, line items and tax from PDF and image <mark>invoices</mark>."
+        }
+      ],
+      "facets": {
+        "capability_type": {
+          "api": 1
+        },
+        "access": {
+          "restricted": 1
+        },
+        "domain": {
+          "services.test": 1
+        },
+        "format": {
+          "skill-sharing": 1
+        },
+        "tag": {
+          "api": 1,
+          "invoice": 1
+        }
+      },
+      "took_ms": "[took_ms]"
+    }
+    "#);
+}
+
+#[test]
 fn search_prints_a_readable_list() {
     let dir = tempfile::tempdir().unwrap();
     build_data_dir(dir.path());
-    let output = skillscout(
-        &repo_root(),
-        &[
-            "search",
-            "--data",
-            dir.path().to_str().unwrap(),
-            "pdf",
-            "forms",
-        ],
-    );
+    let output = run_search(dir.path(), &["pdf", "forms"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     let first: Vec<&str> = text.lines().take(2).collect();
@@ -148,21 +189,45 @@ fn search_prints_a_readable_list() {
     ");
     assert!(text.contains(" skills ("), "{text}");
 
-    let output = skillscout(
-        &repo_root(),
-        &["search", "--data", dir.path().to_str().unwrap(), "zzzqqq"],
-    );
+    let output = run_search(dir.path(), &["zzzqqq"]);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(stdout(&output), "no skills match \"zzzqqq\"\n");
 }
 
 #[test]
+fn hostile_queries_are_answered() {
+    use std::os::unix::ffi::OsStrExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+    for query in [
+        "((((",
+        "AND OR NOT",
+        "\"unbalanced",
+        "c++ (",
+        "\u{1b}[2J\u{7}",
+        "",
+    ] {
+        let results = search_json(dir.path(), &[query]);
+        assert!(results.hits.len() as u64 <= results.total, "{query:?}");
+    }
+    // Bytes that are not UTF-8 (a lone surrogate encoded as WTF-8, then junk).
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_skillscout"))
+        .args(["search", "--json", "--data"])
+        .arg(dir.path())
+        .arg(std::ffi::OsStr::from_bytes(b"pdf \xed\xa0\x80 \xff"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let results: SearchResults = serde_json::from_str(&stdout(&output)).unwrap();
+    assert!(results.query.contains('\u{FFFD}'));
+    assert!(results.total > 0);
+}
+
+#[test]
 fn search_without_an_index_says_to_crawl_first() {
     let dir = tempfile::tempdir().unwrap();
-    let output = skillscout(
-        &repo_root(),
-        &["search", "--data", dir.path().to_str().unwrap(), "pdf"],
-    );
+    let output = run_search(dir.path(), &["pdf"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stdout(&output).is_empty());
     assert!(
