@@ -1,15 +1,21 @@
 //! The command line, declared with clap. Every doc comment here is `--help` text.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use crawler::crawl;
+use url::Url;
 
 /// The data directory used when neither `--data` nor `SKILLSCOUT_DATA` is given.
 pub(crate) const DEFAULT_DATA_DIR: &str = "./data";
 /// The seed file crawled when no target and no `--seeds` is given.
 pub(crate) const DEFAULT_SEEDS: &str = "seeds/domains.txt";
-
+/// The address `serve` and `demo` listen on by default.
+pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+/// The fixture web `demo` serves by default.
+pub(crate) const DEFAULT_DEMO_WEB: &str = "seeds/web";
 /// Hits shown by `search` when `--limit` is not given.
 pub(crate) const DEFAULT_SEARCH_LIMIT: usize = indexer::DEFAULT_LIMIT;
 
@@ -17,7 +23,7 @@ pub(crate) const DEFAULT_SEARCH_LIMIT: usize = indexer::DEFAULT_LIMIT;
 #[derive(Debug, Parser)]
 #[command(name = "skillscout", version, about)]
 pub(crate) struct Cli {
-    /// The data directory: crawl state, fetched files and the search index.
+    /// The data directory: crawl state, fetched files and the search index (`DIR/index`).
     #[arg(
         long,
         global = true,
@@ -47,6 +53,14 @@ pub(crate) enum Command {
     /// exactly the body `/v1/search` returns. Reads only the index, so it works while a
     /// server or a crawl is running.
     Search(SearchArgs),
+    /// Serves the directory: the JSON API, the skill-protocol endpoints and the web pages,
+    /// over what `crawl` stored. With --crawl it also crawls in the background, and searches
+    /// see each batch it stores. Stops gracefully on Ctrl-C or SIGTERM.
+    Serve(ServeArgs),
+    /// Shows skillscout on a machine with no internet: serves the bundled fixture web
+    /// (seeds/web) on loopback, crawls it, and serves the directory over it. Uses a fresh
+    /// temporary data directory unless --data is given.
+    Demo(DemoArgs),
 }
 
 /// How to fetch: politeness, limits, and how to reach hosts. Shared by `crawl` and
@@ -67,7 +81,7 @@ pub(crate) struct FetchArgs {
     #[arg(long, value_name = "PEM")]
     pub(crate) ca_cert: Option<PathBuf>,
 
-    /// The User-Agent header [default: skillscout/<version> (+<project URL>)].
+    /// The User-Agent header (default: `skillscout/<version> (+<project URL>)`).
     #[arg(long, value_name = "TEXT")]
     pub(crate) user_agent: Option<String>,
 
@@ -205,4 +219,120 @@ pub(crate) struct SearchArgs {
     /// Searches as an authenticated caller (the operator's view), private skills included.
     #[arg(long)]
     pub(crate) private: bool,
+}
+
+/// Arguments of `skillscout serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The address to listen on (port 0 picks a free port; the line `listening on …` says
+    /// which).
+    #[arg(long, default_value = DEFAULT_ADDR, value_name = "ADDR")]
+    pub(crate) addr: SocketAddr,
+
+    /// A file of bearer tokens, one per line (`#` starts a comment); a caller with one sees
+    /// private skills. The file is re-read when it changes.
+    #[arg(long, env = "SKILLSCOUT_TOKEN_FILE", value_name = "FILE")]
+    pub(crate) token_file: Option<PathBuf>,
+
+    /// The URL clients reach this server at, for links in protocol documents
+    /// (default: `http://ADDR/`).
+    #[arg(long, value_name = "URL")]
+    pub(crate) public_url: Option<Url>,
+
+    /// Crawls the seed domains in the background while serving.
+    #[arg(long)]
+    pub(crate) crawl: bool,
+
+    /// The seed file for --crawl (default: seeds/domains.txt).
+    #[arg(long, value_name = "FILE", requires = "crawl")]
+    pub(crate) seeds: Option<PathBuf>,
+
+    /// Crawls again this long after each crawl ends, e.g. `6h`, `30m`, `1h30m`, `1d`;
+    /// without it, --crawl crawls once.
+    #[arg(long, value_name = "DURATION", requires = "crawl", value_parser = parse_duration)]
+    pub(crate) crawl_every: Option<Duration>,
+
+    /// How many hosts a background crawl fetches from at once.
+    #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY)]
+    pub(crate) concurrency: usize,
+
+    /// Also fetches every file a legacy (v0.1) index lists, so the directory can serve them.
+    #[arg(long)]
+    pub(crate) prefetch_files: bool,
+
+    /// Fetching options, for --crawl.
+    #[command(flatten)]
+    pub(crate) fetch: FetchArgs,
+}
+
+/// Arguments of `skillscout demo`.
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// The address the directory listens on.
+    #[arg(long, default_value = DEFAULT_ADDR, value_name = "ADDR")]
+    pub(crate) addr: SocketAddr,
+
+    /// The fixture web to serve: one folder per site, named by its host.
+    #[arg(long, default_value = DEFAULT_DEMO_WEB, value_name = "DIR")]
+    pub(crate) web: PathBuf,
+}
+
+/// Parses a duration such as `90s`, `30m`, `6h`, `1d` or `1h30m`.
+pub(crate) fn parse_duration(raw: &str) -> Result<Duration, String> {
+    let invalid = || {
+        format!(
+            "invalid duration {raw:?}: use a number and a unit (s, m, h, d), such as 6h or 1h30m"
+        )
+    };
+    let mut total: u64 = 0;
+    let mut number = String::new();
+    for c in raw.trim().chars() {
+        if c.is_ascii_digit() {
+            number.push(c);
+            continue;
+        }
+        let unit: u64 = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            _ => return Err(invalid()),
+        };
+        let value: u64 = number.parse().map_err(|_| invalid())?;
+        total = value
+            .checked_mul(unit)
+            .and_then(|seconds| total.checked_add(seconds))
+            .ok_or_else(invalid)?;
+        number.clear();
+    }
+    if !number.is_empty() || total == 0 {
+        return Err(invalid());
+    }
+    Ok(Duration::from_secs(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("6h"), Ok(Duration::from_secs(6 * 3600)));
+        assert_eq!(parse_duration("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration(" 45s "), Ok(Duration::from_secs(45)));
+        for bad in [
+            "",
+            "6",
+            "h",
+            "0s",
+            "6x",
+            "-1h",
+            "1.5h",
+            "99999999999999999999d",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -142,15 +142,20 @@ fn collect_targets(args: &CrawlArgs) -> anyhow::Result<Vec<SeedTarget>> {
         (None, false) => None,
     };
     if let Some(path) = seeds_file {
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read the seed file {}", path.display()))?;
-        let (seeds, errors) = parse_seeds(&text);
-        for error in &errors {
-            tracing::warn!(file = %path.display(), "{error}");
-        }
-        targets.extend(seeds);
+        targets.extend(read_seeds(&path)?);
     }
     Ok(targets)
+}
+
+/// Reads a seed file; bad lines are logged with their line number and skipped.
+pub(crate) fn read_seeds(path: &Path) -> anyhow::Result<Vec<SeedTarget>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the seed file {}", path.display()))?;
+    let (seeds, errors) = parse_seeds(&text);
+    for error in &errors {
+        tracing::warn!(file = %path.display(), "{error}");
+    }
+    Ok(seeds)
 }
 
 /// Writes the report as JSON, atomically (`-` is stdout).

@@ -3,15 +3,19 @@
 
 mod cli;
 mod crawl;
+mod demo;
 mod fetch_args;
 mod progress;
 mod search;
+mod serve;
+mod static_site;
 mod validate;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches};
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{Cli, Command};
@@ -43,7 +47,16 @@ impl From<ExitStatus> for ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    // `demo` uses a temporary data directory unless one was asked for.
+    let data_given = !matches!(
+        matches.value_source("data"),
+        Some(ValueSource::DefaultValue) | None
+    );
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER));
     // Logs go to stderr, lifting the progress bar out of the way while a line is written.
@@ -57,6 +70,8 @@ fn main() -> ExitCode {
         Command::Crawl(args) => crawl::run(&cli.data, args, &bar),
         Command::Validate(args) => validate::run(args),
         Command::Search(args) => search::run(&cli.data, args),
+        Command::Serve(args) => serve::run(&cli.data, args),
+        Command::Demo(args) => demo::run(data_given.then_some(cli.data.as_path()), args),
     };
     match result {
         Ok(status) => status.into(),

@@ -1,1 +1,85 @@
-//! The directory server (axum). Arrives with the serve issue.
+//! The skillscout directory server (axum): the JSON API of DESIGN.md §6, access control, the
+//! directory re-published in the skill protocols (skill-sharing and JSON-RPC), and the web
+//! directory.
+//!
+//! ```no_run
+//! # async fn run(state: api::AppState) -> std::io::Result<()> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! api::serve(listener, state, async { let _ = tokio::signal::ctrl_c().await; }).await
+//! # }
+//! ```
+//!
+//! # Layout
+//!
+//! - `state`: [`AppState`] (index reader, crawl store, blobs, tokens, progress) and
+//!   [`ServeConfig`].
+//! - `routes`: the route table and one handler module per resource: `search`, `skills`
+//!   (records, files), `domains`, `changes`, `sharing` (the skill-sharing index, registry
+//!   discovery and descriptors), `rpc` (JSON-RPC 2.0), `health` (`/healthz`, `/metrics`).
+//! - `web`: the server-rendered web directory (search page, skill pages, domain pages).
+//! - `files`: a record's files: path rules and bytes from the blob store.
+//! - `auth`: bearer [`Tokens`] and the caller extractor.
+//! - `error`: [`ApiError`], the one error type and JSON shape.
+//! - `extract`: extractors whose rejections are [`ApiError`]s; query parameters.
+//! - `cursor`: opaque, checked pagination cursors.
+//! - `caching`: ETag, 304 and Cache-Control; the request timeout.
+//! - `metrics`: Prometheus counters and histograms.
+//! - `progress`: [`CrawlProgress`], what the background crawl reports.
+//!
+//! # Invariants
+//!
+//! - The server never writes the index and never fetches a remote URL: it reads the index,
+//!   the crawl store and the blob store, which the crawl fills.
+//! - An anonymous caller never sees a `private` record on any endpoint: not in hits, totals,
+//!   facet counts, records, files, changes, protocol documents or pages. Searches, gets and
+//!   listings go through the index, which enforces this itself; the few store reads (changes,
+//!   domains) filter on their own.
+//! - Every error is `{"error": {"code", "message"}}` with a 4xx status (JSON-RPC errors are
+//!   JSON-RPC error objects); 5xx only for the server's own failures, whose details are logged
+//!   and never sent.
+//! - No input panics the server.
+
+mod auth;
+mod caching;
+mod cursor;
+mod error;
+mod extract;
+mod files;
+mod metrics;
+mod progress;
+mod routes;
+mod state;
+mod web;
+
+use std::future::Future;
+
+use axum::Router;
+use tokio::net::TcpListener;
+
+pub use auth::{RELOAD_CHECK, Tokens};
+pub use error::ApiError;
+
+pub use progress::CrawlProgress;
+pub use state::{
+    AppState, DEFAULT_CACHE_MAX_AGE, DEFAULT_MAX_BODY_BYTES, DEFAULT_NAME, DEFAULT_REQUEST_TIMEOUT,
+    ServeConfig,
+};
+
+/// Returns the server's router: every endpoint, with tracing, metrics, CORS on reads,
+/// caching headers, the request timeout and the body limit.
+pub fn router(state: AppState) -> Router {
+    routes::router(state)
+}
+
+/// Serves the directory on `listener` until `shutdown` completes, then stops accepting
+/// connections and lets the requests in flight finish.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router(state);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -2,6 +2,7 @@
 
 mod crawl;
 mod search;
+mod serve;
 #[path = "../../crawler/tests/it/server.rs"]
 #[allow(dead_code)]
 mod server;

@@ -1,0 +1,167 @@
+//! The one error type of the server, and the one JSON shape every error has:
+//! `{"error": {"code": "...", "message": "..."}}` (DESIGN.md §6).
+//!
+//! Extractor rejections are converted into it too (see `extract`), so a bad parameter is a
+//! 400 in that shape and never axum's plain-text rejection.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// The `WWW-Authenticate` challenge sent with every 401.
+pub(crate) const BEARER_CHALLENGE: &str = r#"Bearer realm="skillscout", error="invalid_token""#;
+
+/// What went wrong with a request, phrased as what the caller can do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// A query parameter is malformed, repeated or out of range: fix the request.
+    #[error("{message}")]
+    InvalidParameter {
+        /// The parameter.
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A pagination cursor was not issued by this server (or was altered): start over
+    /// without it.
+    #[error("invalid cursor: {0}")]
+    InvalidCursor(String),
+    /// A path in the URL cannot name anything here (not UTF-8, `..`, an absolute path).
+    #[error("{0}")]
+    InvalidPath(String),
+    /// The request body cannot be read.
+    #[error("{0}")]
+    InvalidBody(String),
+    /// Nothing by that name, or nothing the caller may see (a private record asked for
+    /// anonymously is exactly as absent as a missing one).
+    #[error("{0}")]
+    NotFound(String),
+    /// The method is not served at this path.
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    /// The `Authorization` header holds no valid bearer token: send a valid one, or none.
+    #[error("invalid bearer token")]
+    Unauthorized,
+    /// The request body is over the limit (`ServeConfig::max_body_bytes`).
+    #[error("request body is too large")]
+    PayloadTooLarge,
+    /// The server did not answer in time; retry later.
+    #[error("the request took longer than {} ms", .0.as_millis())]
+    Timeout(Duration),
+    /// A bug or a failing disk. The detail is logged, never sent.
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// Returns an [`ApiError::InvalidParameter`] for `name`.
+    pub(crate) fn parameter(name: &str, message: impl Into<String>) -> ApiError {
+        ApiError::InvalidParameter {
+            name: name.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// Returns an [`ApiError::Internal`] that keeps `error`'s whole chain for the log.
+    pub(crate) fn internal(error: &(dyn std::error::Error + 'static)) -> ApiError {
+        let mut detail = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            detail.push_str(": ");
+            detail.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        ApiError::Internal(detail)
+    }
+
+    /// Returns the HTTP status and the stable snake_case code of this error.
+    pub fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::InvalidParameter { .. } => (StatusCode::BAD_REQUEST, "invalid_parameter"),
+            ApiError::InvalidCursor(_) => (StatusCode::BAD_REQUEST, "invalid_cursor"),
+            ApiError::InvalidPath(_) => (StatusCode::BAD_REQUEST, "invalid_path"),
+            ApiError::InvalidBody(_) => (StatusCode::BAD_REQUEST, "invalid_body"),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+            ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            ApiError::Timeout(_) => (StatusCode::SERVICE_UNAVAILABLE, "timeout"),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error"),
+        }
+    }
+
+    /// Returns the message sent to the client: internal details never leave the server.
+    pub fn public_message(&self) -> String {
+        match self {
+            ApiError::Internal(detail) => {
+                tracing::error!(error = %detail, "request failed");
+                "internal error".to_owned()
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The JSON body of every error.
+#[derive(Debug, Serialize)]
+struct ErrorBody<'a> {
+    error: ErrorDetail<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct ErrorDetail<'a> {
+    code: &'a str,
+    message: String,
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code,
+                message: self.public_message(),
+            },
+        };
+        let mut response = (status, Json(body)).into_response();
+        if matches!(self, ApiError::Unauthorized) {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(BEARER_CHALLENGE),
+            );
+        }
+        response
+    }
+}
+
+impl From<indexer::Error> for ApiError {
+    fn from(error: indexer::Error) -> ApiError {
+        ApiError::internal(&error)
+    }
+}
+
+impl From<crawler::store::StoreError> for ApiError {
+    fn from(error: crawler::store::StoreError) -> ApiError {
+        ApiError::internal(&error)
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(rejection: PathRejection) -> ApiError {
+        ApiError::InvalidPath(rejection.body_text())
+    }
+}
+
+impl From<BytesRejection> for ApiError {
+    fn from(rejection: BytesRejection) -> ApiError {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::PayloadTooLarge
+        } else {
+            ApiError::InvalidBody(rejection.body_text())
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Extractors whose rejections are [`ApiError`]s, so that every bad request gets the one
+//! error shape: [`ApiPath`], [`ApiBytes`], and [`Params`], the query string with repeated
+//! parameters (`?type=api&type=task`), which serde's form decoding does not support.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::request::Parts;
+use indexer::{Caller, DEFAULT_LIMIT, Filters, MAX_LIMIT, MAX_OFFSET, SearchRequest};
+
+use crate::error::ApiError;
+
+/// The longest query string read, in bytes; a longer one is refused before it is parsed.
+pub(crate) const MAX_QUERY_STRING_BYTES: usize = 16 * 1024;
+/// The longest search text, in characters.
+pub(crate) const MAX_QUERY_CHARS: usize = 1_000;
+/// The most values one filter parameter may hold (after splitting at commas).
+pub(crate) const MAX_FILTER_VALUES: usize = 50;
+/// The longest filter value, in characters.
+pub(crate) const MAX_FILTER_VALUE_CHARS: usize = 256;
+
+/// `Path<T>` whose rejection is an [`ApiError`] (a 400 `invalid_path`).
+#[derive(Debug, FromRequestParts)]
+#[from_request(via(Path), rejection(ApiError))]
+pub(crate) struct ApiPath<T>(pub(crate) T);
+
+/// The raw request body, capped by the router's body limit; a body over it is a 413.
+#[derive(Debug)]
+pub(crate) struct ApiBytes(pub(crate) Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for ApiBytes {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<ApiBytes, ApiError> {
+        Ok(ApiBytes(Bytes::from_request(request, state).await?))
+    }
+}
+
+/// The query string, decoded into name/value pairs in order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Params {
+    pairs: Vec<(String, String)>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Params {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Params, ApiError> {
+        Params::parse(parts.uri.query().unwrap_or(""))
+    }
+}
+
+impl Params {
+    /// Decodes a query string (`a=1&b=2`); bytes that are not UTF-8 become U+FFFD.
+    pub(crate) fn parse(raw: &str) -> Result<Params, ApiError> {
+        if raw.len() > MAX_QUERY_STRING_BYTES {
+            return Err(ApiError::parameter(
+                "query string",
+                format!("the query string is longer than {MAX_QUERY_STRING_BYTES} bytes"),
+            ));
+        }
+        let pairs = url::form_urlencoded::parse(raw.as_bytes())
+            .map(|(name, value)| (name.into_owned(), value.into_owned()))
+            .collect();
+        Ok(Params { pairs })
+    }
+
+    /// Returns the value of a parameter that may be given once; twice is an error.
+    pub(crate) fn one(&self, name: &str) -> Result<Option<&str>, ApiError> {
+        let mut values = self
+            .pairs
+            .iter()
+            .filter(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str());
+        let first = values.next();
+        if values.next().is_some() {
+            return Err(ApiError::parameter(
+                name,
+                format!("parameter {name:?} is given more than once"),
+            ));
+        }
+        Ok(first)
+    }
+
+    /// Returns every value of a repeatable parameter, each split at commas, checked against
+    /// the filter limits.
+    pub(crate) fn all(&self, name: &str) -> Result<Vec<String>, ApiError> {
+        let mut values = Vec::new();
+        for (_, value) in self.pairs.iter().filter(|(key, _)| key == name) {
+            for part in value
+                .split(',')
+                .map(str::trim)
+                .filter(|part| !part.is_empty())
+            {
+                if part.chars().count() > MAX_FILTER_VALUE_CHARS {
+                    return Err(ApiError::parameter(
+                        name,
+                        format!(
+                            "a value of {name:?} is longer than {MAX_FILTER_VALUE_CHARS} characters"
+                        ),
+                    ));
+                }
+                values.push(part.to_owned());
+            }
+        }
+        if values.len() > MAX_FILTER_VALUES {
+            return Err(ApiError::parameter(
+                name,
+                format!("parameter {name:?} has more than {MAX_FILTER_VALUES} values"),
+            ));
+        }
+        Ok(values)
+    }
+
+    /// Returns an integer parameter within `min..=max`, or `default` when it is absent.
+    pub(crate) fn integer(
+        &self,
+        name: &str,
+        min: usize,
+        max: usize,
+        default: usize,
+    ) -> Result<usize, ApiError> {
+        let Some(raw) = self.one(name)? else {
+            return Ok(default);
+        };
+        match raw.trim().parse::<usize>() {
+            Ok(value) if (min..=max).contains(&value) => Ok(value),
+            _ => Err(ApiError::parameter(
+                name,
+                format!("parameter {name:?} must be an integer from {min} to {max}, not {raw:?}"),
+            )),
+        }
+    }
+
+    /// Returns `limit` (1 to 100, `default` when absent).
+    pub(crate) fn limit(&self, default: usize) -> Result<usize, ApiError> {
+        self.integer("limit", 1, MAX_LIMIT, default)
+    }
+
+    /// Returns the search text `q` (empty when absent), at most [`MAX_QUERY_CHARS`] long.
+    pub(crate) fn query(&self) -> Result<String, ApiError> {
+        let query = self.one("q")?.unwrap_or("").trim().to_owned();
+        if query.chars().count() > MAX_QUERY_CHARS {
+            return Err(ApiError::parameter(
+                "q",
+                format!("the query is longer than {MAX_QUERY_CHARS} characters"),
+            ));
+        }
+        Ok(query)
+    }
+
+    /// Returns the exact filters: `type`, `access`, `domain`, `format`, `tag`, `license`.
+    pub(crate) fn filters(&self) -> Result<Filters, ApiError> {
+        Ok(Filters {
+            capability_type: self.all("type")?,
+            access: self.all("access")?,
+            domain: self.all("domain")?,
+            format: self.all("format")?,
+            tag: self.all("tag")?,
+            license: self.all("license")?,
+        })
+    }
+
+    /// Returns the `/v1/search` request these parameters describe, run as `caller`.
+    pub(crate) fn search_request(&self, caller: Caller) -> Result<SearchRequest, ApiError> {
+        Ok(SearchRequest {
+            query: self.query()?,
+            filters: self.filters()?,
+            limit: self.limit(DEFAULT_LIMIT)?,
+            offset: self.integer("offset", 0, MAX_OFFSET, 0)?,
+            caller,
+        })
+    }
+
+    /// Returns the name/value pairs, in order (for building links that keep them).
+    pub(crate) fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_and_comma_separated_values_are_all_kept() {
+        let params = Params::parse("type=api,task&type=plugin&q=pdf+tools&limit=5").unwrap();
+        assert_eq!(params.all("type").unwrap(), ["api", "task", "plugin"]);
+        assert_eq!(params.query().unwrap(), "pdf tools");
+        assert_eq!(params.limit(20).unwrap(), 5);
+    }
+
+    #[test]
+    fn out_of_range_and_repeated_scalars_are_refused() {
+        for raw in [
+            "limit=0",
+            "limit=101",
+            "limit=100000",
+            "limit=-1",
+            "limit=ten",
+            "limit=1&limit=2",
+            "offset=-1",
+            "offset=10001",
+        ] {
+            let params = Params::parse(raw).unwrap();
+            let limit = params.limit(20);
+            let offset = params.integer("offset", 0, MAX_OFFSET, 0);
+            assert!(limit.is_err() || offset.is_err(), "{raw}");
+        }
+    }
+
+    #[test]
+    fn long_queries_are_refused() {
+        let long = format!("q={}", "a".repeat(MAX_QUERY_CHARS + 1));
+        assert!(Params::parse(&long).unwrap().query().is_err());
+        let huge = "a".repeat(MAX_QUERY_STRING_BYTES + 1);
+        assert!(Params::parse(&huge).is_err());
+    }
+}

@@ -1,0 +1,278 @@
+//! Prometheus metrics, written by hand in the text exposition format (version 0.0.4): the
+//! numbers are few and a metrics crate would be a heavier build than this file.
+//!
+//! Routes are labelled by their matched pattern (`/v1/skills/{domain}/{name}`), never by the
+//! raw path, so the label set stays small whatever clients request.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use crate::progress::Counters;
+use crate::state::AppState;
+
+/// Upper bounds of the latency histogram's buckets, in seconds.
+const BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
+];
+/// The route label of requests that matched no route.
+const UNMATCHED: &str = "unmatched";
+
+#[derive(Debug, Default)]
+struct Histogram {
+    /// Counts per bucket (not cumulative; summed when rendered).
+    buckets: [u64; BUCKETS.len()],
+    sum: f64,
+    count: u64,
+}
+
+/// Request counters and latency histograms.
+#[derive(Debug)]
+pub(crate) struct Metrics {
+    started: Instant,
+    requests: Mutex<BTreeMap<(String, u16), u64>>,
+    latency: Mutex<BTreeMap<String, Histogram>>,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics {
+            started: Instant::now(),
+            requests: Mutex::default(),
+            latency: Mutex::default(),
+        }
+    }
+}
+
+/// What `/metrics` adds about the index and the crawl.
+#[derive(Debug, Default)]
+pub(crate) struct Gauges {
+    /// Records anonymous callers can see.
+    pub(crate) public_records: u64,
+    /// The crawl store change sequence number the index reflects.
+    pub(crate) index_seq: u64,
+    /// Crawl counters.
+    pub(crate) crawl: Counters,
+    /// True while a crawl runs.
+    pub(crate) crawl_running: bool,
+}
+
+impl Metrics {
+    /// Counts one answered request.
+    pub(crate) fn observe(&self, route: &str, status: u16, elapsed: Duration) {
+        *self
+            .requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry((route.to_owned(), status))
+            .or_default() += 1;
+        let seconds = elapsed.as_secs_f64();
+        let mut latency = self.latency.lock().unwrap_or_else(|e| e.into_inner());
+        let histogram = latency.entry(route.to_owned()).or_default();
+        if let Some(bucket) = BUCKETS.iter().position(|bound| seconds <= *bound) {
+            histogram.buckets[bucket] += 1;
+        }
+        histogram.sum += seconds;
+        histogram.count += 1;
+    }
+
+    /// Returns the exposition text.
+    pub(crate) fn render(&self, gauges: &Gauges) -> String {
+        let mut out = String::new();
+        out.push_str(
+            "# HELP skillscout_http_requests_total HTTP requests answered, by route and status.\n",
+        );
+        out.push_str("# TYPE skillscout_http_requests_total counter\n");
+        for ((route, status), count) in self
+            .requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            let _ = writeln!(
+                out,
+                "skillscout_http_requests_total{{route=\"{}\",status=\"{status}\"}} {count}",
+                label(route)
+            );
+        }
+        out.push_str(
+            "# HELP skillscout_http_request_duration_seconds Time to answer a request, by route.\n",
+        );
+        out.push_str("# TYPE skillscout_http_request_duration_seconds histogram\n");
+        for (route, histogram) in self
+            .latency
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            let route = label(route);
+            let mut cumulative = 0;
+            for (bound, count) in BUCKETS.iter().zip(histogram.buckets) {
+                cumulative += count;
+                let _ = writeln!(
+                    out,
+                    "skillscout_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"{bound}\"}} {cumulative}"
+                );
+            }
+            let _ = writeln!(
+                out,
+                "skillscout_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"+Inf\"}} {}",
+                histogram.count
+            );
+            let _ = writeln!(
+                out,
+                "skillscout_http_request_duration_seconds_sum{{route=\"{route}\"}} {}",
+                histogram.sum
+            );
+            let _ = writeln!(
+                out,
+                "skillscout_http_request_duration_seconds_count{{route=\"{route}\"}} {}",
+                histogram.count
+            );
+        }
+        let crawl = &gauges.crawl;
+        let simple: [(&str, &str, &str, u64); 9] = [
+            (
+                "skillscout_index_records",
+                "gauge",
+                "Records in the search index that anonymous callers can see.",
+                gauges.public_records,
+            ),
+            (
+                "skillscout_index_seq",
+                "gauge",
+                "The crawl store change sequence number the index reflects.",
+                gauges.index_seq,
+            ),
+            (
+                "skillscout_crawl_running",
+                "gauge",
+                "1 while a background crawl runs.",
+                u64::from(gauges.crawl_running),
+            ),
+            (
+                "skillscout_crawl_runs_total",
+                "counter",
+                "Background crawls started.",
+                crawl.runs,
+            ),
+            (
+                "skillscout_crawl_requests_total",
+                "counter",
+                "HTTP requests made by background crawls.",
+                crawl.requests,
+            ),
+            (
+                "skillscout_crawl_errors_total",
+                "counter",
+                "Errors recorded by background crawls.",
+                crawl.errors,
+            ),
+            (
+                "skillscout_index_syncs_total",
+                "counter",
+                "Index syncs from the crawl store.",
+                crawl.syncs,
+            ),
+            (
+                "skillscout_index_synced_changes_total",
+                "counter",
+                "Store changes applied to the index.",
+                crawl.synced_changes,
+            ),
+            (
+                "skillscout_uptime_seconds",
+                "gauge",
+                "Seconds since the server started.",
+                self.started.elapsed().as_secs(),
+            ),
+        ];
+        for (name, kind, help, value) in simple {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+            );
+        }
+        out.push_str("# HELP skillscout_crawl_domains_total Domains crawled by background crawls, by outcome.\n");
+        out.push_str("# TYPE skillscout_crawl_domains_total counter\n");
+        for (outcome, count) in &crawl.domains {
+            let _ = writeln!(
+                out,
+                "skillscout_crawl_domains_total{{outcome=\"{outcome}\"}} {count}"
+            );
+        }
+        out
+    }
+}
+
+/// Escapes a label value (backslash, quote, newline).
+fn label(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// Middleware: counts every request by matched route and status, and times it.
+pub(crate) async fn track(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or(UNMATCHED, MatchedPath::as_str)
+        .to_owned();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    state
+        .metrics()
+        .observe(&route, response.status().as_u16(), started.elapsed());
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposition_format() {
+        let metrics = Metrics::default();
+        metrics.observe("/v1/search", 200, Duration::from_millis(3));
+        metrics.observe("/v1/search", 200, Duration::from_secs(30));
+        metrics.observe("/v1/search", 400, Duration::from_micros(100));
+        let text = metrics.render(&Gauges::default());
+        assert!(
+            text.contains(
+                "skillscout_http_requests_total{route=\"/v1/search\",status=\"200\"} 2\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "skillscout_http_requests_total{route=\"/v1/search\",status=\"400\"} 1\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("skillscout_http_request_duration_seconds_bucket{route=\"/v1/search\",le=\"0.005\"} 2\n"), "{text}");
+        assert!(
+            text.contains(
+                "skillscout_http_request_duration_seconds_bucket{route=\"/v1/search\",le=\"5\"} 2\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("skillscout_http_request_duration_seconds_bucket{route=\"/v1/search\",le=\"+Inf\"} 3\n"), "{text}");
+        assert!(
+            text.contains(
+                "skillscout_http_request_duration_seconds_count{route=\"/v1/search\"} 3\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE skillscout_index_records gauge\nskillscout_index_records 0\n"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,290 @@
+//! `GET /v1/domains` and `GET /v1/domains/{domain}`: crawl status and diagnostics per domain,
+//! and the progress of the background crawl.
+//!
+//! The store's status counts every skill a domain published and may name private ones in its
+//! errors and diagnostics; for an anonymous caller the counts come from the index (which only
+//! counts what the caller may see), and errors and diagnostics that mention a private record
+//! are left out.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::extract::State;
+use crawler::store::{CrawlErrorEntry, DomainStatus, Outcome};
+use crawler::{Access, Diagnostic, Domain, Format};
+use indexer::{Caller, Filters, MAX_LIMIT, SearchRequest};
+use serde::Serialize;
+use time::OffsetDateTime;
+use url::Url;
+
+use crate::auth::Auth;
+use crate::cursor;
+use crate::error::ApiError;
+use crate::extract::{ApiPath, Params};
+use crate::progress::CrawlView;
+use crate::state::AppState;
+
+/// One domain in the list.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct DomainSummary {
+    /// The domain.
+    pub(crate) domain: Domain,
+    /// The origin crawled.
+    pub(crate) origin: String,
+    /// How its last crawl ended.
+    pub(crate) outcome: Outcome,
+    /// The formats it publishes.
+    pub(crate) formats: Vec<Format>,
+    /// Skills the caller may see.
+    pub(crate) skills: u64,
+    /// HTTP requests of its last crawl.
+    pub(crate) requests: usize,
+    /// Errors of its last crawl (those the caller may see).
+    pub(crate) errors: usize,
+    /// When its last crawl finished.
+    #[serde(with = "time::serde::rfc3339")]
+    pub(crate) crawled_at: OffsetDateTime,
+    /// When an index of it was last read successfully.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub(crate) last_success: Option<OffsetDateTime>,
+}
+
+/// `GET /v1/domains` body.
+#[derive(Debug, Serialize)]
+pub(crate) struct DomainList {
+    /// Domains in name order.
+    pub(crate) domains: Vec<DomainSummary>,
+    /// The cursor of the next page, or `null` on the last.
+    pub(crate) next_cursor: Option<String>,
+    /// The background crawl.
+    pub(crate) crawl: CrawlView,
+}
+
+/// `GET /v1/domains/{domain}` body: the full status.
+#[derive(Debug, Serialize)]
+pub(crate) struct DomainDetail {
+    /// The domain.
+    pub(crate) domain: Domain,
+    /// The origin crawled.
+    pub(crate) origin: String,
+    /// How its last crawl ended.
+    pub(crate) outcome: Outcome,
+    /// The formats it publishes.
+    pub(crate) formats: Vec<Format>,
+    /// The index URLs read in its last crawl.
+    pub(crate) indexes: Vec<Url>,
+    /// Skills the caller may see.
+    pub(crate) skills: u64,
+    /// HTTP requests of its last crawl.
+    pub(crate) requests: usize,
+    /// Errors of its last crawl.
+    pub(crate) errors: Vec<CrawlErrorEntry>,
+    /// Errors past the listed ones, counted only.
+    pub(crate) errors_omitted: usize,
+    /// Index-level diagnostics.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// When its last crawl finished.
+    #[serde(with = "time::serde::rfc3339")]
+    pub(crate) crawled_at: OffsetDateTime,
+    /// When an index of it was last read successfully.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub(crate) last_success: Option<OffsetDateTime>,
+    /// True while a background crawl runs (this domain may be in it).
+    pub(crate) crawling: bool,
+}
+
+/// `GET /v1/domains?limit=&cursor=`.
+pub(super) async fn list(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    params: Params,
+) -> Result<Json<DomainList>, ApiError> {
+    let limit = params.limit(MAX_LIMIT)?;
+    let after = match params.one("cursor")? {
+        Some(raw) => Some(cursor::decode("domains", raw)?),
+        None => None,
+    };
+    let page = state
+        .blocking(move |state| domain_page(state, caller, after.as_deref(), limit))
+        .await?;
+    Ok(Json(page))
+}
+
+/// Returns one page of domain summaries (blocking).
+pub(crate) fn domain_page(
+    state: &AppState,
+    caller: Caller,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<DomainList, ApiError> {
+    let all = state.store().domains()?;
+    let mut page: Vec<DomainStatus> = all
+        .into_iter()
+        .filter(|status| after.is_none_or(|after| status.domain.as_str() > after))
+        .take(limit + 1)
+        .collect();
+    let next_cursor = if page.len() > limit {
+        page.truncate(limit);
+        page.last()
+            .map(|status| cursor::encode("domains", status.domain.as_str()))
+    } else {
+        None
+    };
+    let domains: Vec<String> = page.iter().map(|s| s.domain.to_string()).collect();
+    let counts = visible_counts(state, caller, domains.clone())?;
+    // Only domains with private records need their errors checked for mentions of them.
+    let with_private = match caller {
+        Caller::Authenticated => HashMap::new(),
+        Caller::Anonymous => private_counts(state, domains)?,
+    };
+    let mut summaries = Vec::with_capacity(page.len());
+    for status in page {
+        let skills = counts.get(status.domain.as_str()).copied().unwrap_or(0);
+        let errors = if with_private.contains_key(status.domain.as_str()) {
+            redact(state, &status)?.errors.len() + status.errors_omitted
+        } else {
+            status.errors.len() + status.errors_omitted
+        };
+        summaries.push(DomainSummary {
+            domain: status.domain,
+            origin: status.origin,
+            outcome: status.outcome,
+            formats: status.formats,
+            skills,
+            requests: status.requests,
+            errors,
+            crawled_at: status.crawled_at,
+            last_success: status.last_success,
+        });
+    }
+    Ok(DomainList {
+        domains: summaries,
+        next_cursor,
+        crawl: state.progress().view(),
+    })
+}
+
+/// `GET /v1/domains/{domain}`.
+pub(super) async fn one(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(domain): ApiPath<String>,
+) -> Result<Json<DomainDetail>, ApiError> {
+    let domain: Domain = domain
+        .parse()
+        .map_err(|_| ApiError::InvalidPath(format!("invalid domain {domain:?}")))?;
+    let detail = state
+        .blocking(move |state| domain_detail(state, caller, &domain))
+        .await?;
+    Ok(Json(detail))
+}
+
+/// Returns the status of one domain as `caller` may see it (blocking).
+pub(crate) fn domain_detail(
+    state: &AppState,
+    caller: Caller,
+    domain: &Domain,
+) -> Result<DomainDetail, ApiError> {
+    let Some(status) = state.store().domain(domain)? else {
+        return Err(ApiError::NotFound(format!(
+            "domain {domain} was never crawled"
+        )));
+    };
+    let counts = visible_counts(state, caller, vec![domain.to_string()])?;
+    let status = match caller {
+        Caller::Authenticated => status,
+        Caller::Anonymous => redact(state, &status)?,
+    };
+    Ok(DomainDetail {
+        skills: counts.get(domain.as_str()).copied().unwrap_or(0),
+        domain: status.domain,
+        origin: status.origin,
+        outcome: status.outcome,
+        formats: status.formats,
+        indexes: status.indexes,
+        requests: status.requests,
+        errors: status.errors,
+        errors_omitted: status.errors_omitted,
+        diagnostics: status.diagnostics,
+        crawled_at: status.crawled_at,
+        last_success: status.last_success,
+        crawling: state.progress().view().running,
+    })
+}
+
+/// Counts the records of each domain that `caller` may see, with one facet query.
+fn visible_counts(
+    state: &AppState,
+    caller: Caller,
+    domains: Vec<String>,
+) -> Result<HashMap<String, u64>, ApiError> {
+    domain_counts(state, caller, domains, Vec::new())
+}
+
+/// Counts the private records of each domain (for deciding what to redact; never shown).
+fn private_counts(
+    state: &AppState,
+    domains: Vec<String>,
+) -> Result<HashMap<String, u64>, ApiError> {
+    let private = vec![Access::Private.as_str().to_owned()];
+    domain_counts(state, Caller::Authenticated, domains, private)
+}
+
+/// Counts records per domain, of the given access levels (all when empty), as `caller`.
+fn domain_counts(
+    state: &AppState,
+    caller: Caller,
+    domains: Vec<String>,
+    access: Vec<String>,
+) -> Result<HashMap<String, u64>, ApiError> {
+    if domains.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let request = SearchRequest {
+        query: String::new(),
+        filters: Filters {
+            domain: domains,
+            access,
+            ..Filters::default()
+        },
+        limit: 0,
+        offset: 0,
+        caller,
+    };
+    let results = state.index().search(&request)?;
+    Ok(results
+        .facets
+        .domain
+        .0
+        .into_iter()
+        .filter(|(_, count)| *count > 0)
+        .collect())
+}
+
+/// Removes the errors and diagnostics that name one of the domain's private records.
+fn redact(state: &AppState, status: &DomainStatus) -> Result<DomainStatus, ApiError> {
+    let secrets: Vec<String> = state
+        .store()
+        .records_of(&status.domain)?
+        .into_iter()
+        .filter(|record| record.skill.access == Access::Private)
+        .flat_map(|record| {
+            [
+                record.skill.name.to_string(),
+                record.skill.source_url.to_string(),
+            ]
+        })
+        .collect();
+    let mut status = status.clone();
+    if secrets.is_empty() {
+        return Ok(status);
+    }
+    let mentions = |text: &str| secrets.iter().any(|secret| text.contains(secret.as_str()));
+    status
+        .errors
+        .retain(|error| !mentions(&error.url) && !mentions(&error.message));
+    status.diagnostics.retain(|diagnostic| {
+        !mentions(&diagnostic.message) && !diagnostic.field.as_deref().is_some_and(mentions)
+    });
+    Ok(status)
+}

@@ -1,0 +1,55 @@
+//! `GET /healthz` and `GET /metrics`.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::HeaderValue;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::response::{IntoResponse, Response};
+use indexer::Caller;
+use serde_json::{Value, json};
+
+use crate::error::ApiError;
+use crate::metrics::Gauges;
+use crate::state::AppState;
+
+const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
+
+/// `GET /healthz`: 200 while the server answers and its index can be read.
+pub(super) async fn healthz(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let seq = state
+        .blocking(|state| Ok(state.index().committed_seq()?))
+        .await?;
+    let body: Value = json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "index_seq": seq,
+    });
+    Ok(([(CACHE_CONTROL, NO_STORE)], Json(body)).into_response())
+}
+
+/// `GET /metrics`: Prometheus text.
+pub(super) async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let gauges = state
+        .blocking(|state| {
+            let (crawl, crawl_running) = state.progress().counters();
+            Ok(Gauges {
+                public_records: state.index().count(Caller::Anonymous)?,
+                index_seq: state.index().committed_seq()?,
+                crawl,
+                crawl_running,
+            })
+        })
+        .await?;
+    let text = state.metrics().render(&gauges);
+    Ok((
+        [
+            (
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+            ),
+            (CACHE_CONTROL, NO_STORE),
+        ],
+        text,
+    )
+        .into_response())
+}

@@ -1,0 +1,110 @@
+//! The route table: every endpoint of DESIGN.md §6 and the layers around them.
+
+mod changes;
+pub(crate) mod domains;
+mod health;
+mod rpc;
+pub(crate) mod search;
+pub(crate) mod sharing;
+mod skills;
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
+use axum::http::header::{AUTHORIZATION, ETAG, IF_NONE_MATCH};
+use axum::http::{Method, Uri};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use tower_http::cors::{Any, CorsLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::{caching, metrics, web};
+
+/// Builds the router.
+pub(crate) fn router(state: AppState) -> Router {
+    // Reads: CORS (browsers and agents call them cross-origin) and caching headers.
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::HEAD])
+        .allow_headers([AUTHORIZATION, IF_NONE_MATCH])
+        .expose_headers([ETAG])
+        .max_age(Duration::from_secs(3600));
+    let reads = Router::new()
+        .route("/v1/search", get(search::search))
+        .route("/v1/skills/{domain}/{name}", get(skills::record))
+        .route(
+            "/v1/skills/{domain}/{name}/descriptor",
+            get(sharing::descriptor),
+        )
+        .route(
+            "/v1/skills/{domain}/{name}/files/{*path}",
+            get(skills::file),
+        )
+        .route("/v1/domains", get(domains::list))
+        .route("/v1/domains/{domain}", get(domains::one))
+        .route("/v1/changes", get(changes::changes))
+        .route("/.well-known/skill-sharing", get(sharing::index))
+        .route("/skills", get(sharing::registry))
+        .route("/healthz", get(health::healthz))
+        .route("/metrics", get(health::metrics))
+        .route("/", get(web::home))
+        .route("/skill/{domain}/{name}", get(web::skill))
+        .route("/domains", get(web::domains))
+        .route("/domains/{domain}", get(web::domain))
+        // Before the layers: it replaces each route's 405 fallback, which the layers wrap
+        // (CORS answers preflight requests there).
+        .method_not_allowed_fallback(method_not_allowed)
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            caching::conditional,
+        ))
+        .layer(cors);
+    let rpc = Router::new()
+        .route("/rpc", post(rpc::rpc))
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(state.config().max_body_bytes));
+
+    reads
+        .merge(rpc)
+        .fallback(fallback)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            caching::timeout,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            metrics::track,
+        ))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                let matched_path = request
+                    .extensions()
+                    .get::<MatchedPath>()
+                    .map(MatchedPath::as_str);
+                tracing::info_span!(
+                    "request",
+                    method = %request.method(),
+                    uri = %request.uri(),
+                    matched_path,
+                )
+            }),
+        )
+        .with_state(state)
+}
+
+/// Unknown paths: the web directory's 404 page for its own paths, the JSON error elsewhere.
+async fn fallback(uri: Uri) -> Response {
+    let path = uri.path();
+    if path.starts_with("/skill/") || path.starts_with("/domains/") {
+        return web::not_found_page();
+    }
+    ApiError::NotFound(format!("no route for {}", web::shorten(path, 200))).into_response()
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}

@@ -1,0 +1,175 @@
+//! What every handler shares: the index reader, the crawl store (read only), the blob store,
+//! the tokens, the crawl progress, the metrics and the configuration.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crawler::blobs::Blobs;
+use crawler::store::Store;
+use crawler::{Domain, Skill, SkillId, Slug};
+use indexer::{Caller, SearchIndex};
+use url::Url;
+
+use crate::auth::Tokens;
+use crate::error::ApiError;
+use crate::metrics::Metrics;
+use crate::progress::CrawlProgress;
+
+/// The default time a request may take before it is answered with a 503.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default largest request body (only `POST /rpc` reads one).
+pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024;
+/// The default `max-age` of anonymous read responses.
+pub const DEFAULT_CACHE_MAX_AGE: Duration = Duration::from_secs(60);
+/// The default name of the directory, shown in pages and as the skill-sharing provider.
+pub const DEFAULT_NAME: &str = "skillscout directory";
+
+/// How the server behaves.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The URL clients reach this server at; links in protocol documents (`descriptor_url`,
+    /// the provider URL) are built on it.
+    pub public_url: Url,
+    /// The directory's name, as the skill-sharing `provider.name` and in page titles.
+    pub name: String,
+    /// The time a request may take before it is answered with a 503 `timeout`.
+    pub request_timeout: Duration,
+    /// The largest request body accepted (a larger one is a 413).
+    pub max_body_bytes: usize,
+    /// How long clients and shared caches may keep an anonymous read response.
+    pub cache_max_age: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> ServeConfig {
+        ServeConfig {
+            public_url: Url::parse("http://127.0.0.1:8080/").expect("a valid literal URL"),
+            name: DEFAULT_NAME.to_owned(),
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            cache_max_age: DEFAULT_CACHE_MAX_AGE,
+        }
+    }
+}
+
+/// The server's shared state. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Shared>,
+}
+
+struct Shared {
+    index: SearchIndex,
+    store: Arc<Store>,
+    blobs: Blobs,
+    tokens: Tokens,
+    progress: CrawlProgress,
+    metrics: Metrics,
+    config: ServeConfig,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("index", &self.inner.index)
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// Returns the state of a server over `index` (a reader: the server never writes it),
+    /// the crawl store (only read) and the blob store.
+    pub fn new(
+        index: SearchIndex,
+        store: Arc<Store>,
+        blobs: Blobs,
+        tokens: Tokens,
+        config: ServeConfig,
+    ) -> AppState {
+        AppState {
+            inner: Arc::new(Shared {
+                index,
+                store,
+                blobs,
+                tokens,
+                progress: CrawlProgress::default(),
+                metrics: Metrics::default(),
+                config,
+            }),
+        }
+    }
+
+    /// Returns the crawl progress that `/v1/domains` and `/metrics` show; a background crawl
+    /// reports to it.
+    pub fn progress(&self) -> &CrawlProgress {
+        &self.inner.progress
+    }
+
+    pub(crate) fn index(&self) -> &SearchIndex {
+        &self.inner.index
+    }
+
+    pub(crate) fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub(crate) fn blobs(&self) -> &Blobs {
+        &self.inner.blobs
+    }
+
+    pub(crate) fn tokens(&self) -> &Tokens {
+        &self.inner.tokens
+    }
+
+    pub(crate) fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    pub(crate) fn config(&self) -> &ServeConfig {
+        &self.inner.config
+    }
+
+    /// Returns the public URL of `path` (which starts with `/`) on this server.
+    pub(crate) fn url(&self, path: &str) -> String {
+        let base = self.inner.config.public_url.as_str().trim_end_matches('/');
+        format!("{base}{path}")
+    }
+
+    /// Runs `work` on the blocking pool (index and store reads block) and returns its result.
+    pub(crate) async fn blocking<T, F>(&self, work: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&AppState) -> Result<T, ApiError> + Send + 'static,
+    {
+        let state = self.clone();
+        tokio::task::spawn_blocking(move || work(&state))
+            .await
+            .map_err(|error| ApiError::Internal(format!("a blocking task failed: {error}")))?
+    }
+
+    /// Returns the record `id` when `caller` may see it; a private record asked for
+    /// anonymously is as absent as a missing one.
+    pub(crate) async fn visible_record(
+        &self,
+        caller: Caller,
+        id: SkillId,
+    ) -> Result<Skill, ApiError> {
+        let key = id.to_string();
+        let found = self
+            .blocking(move |state| Ok(state.index().get(&key, caller)?))
+            .await?;
+        found.ok_or_else(|| ApiError::NotFound(format!("no skill {id}")))
+    }
+}
+
+/// Returns the record id named by a domain and a name taken from a URL path.
+pub(crate) fn parse_id(domain: &str, name: &str) -> Result<SkillId, ApiError> {
+    let domain: Domain = domain
+        .parse()
+        .map_err(|_| ApiError::InvalidPath(format!("invalid domain {domain:?}")))?;
+    let slug: Slug = name
+        .parse()
+        .map_err(|_| ApiError::InvalidPath(format!("invalid skill name {name:?}")))?;
+    Ok(SkillId::new(domain, slug))
+}

@@ -1,0 +1,13 @@
+//! Tests of the directory server over the fixture web (`seeds/web`), crawled on loopback:
+//! one test binary, one module per area.
+
+mod contract;
+mod fixture;
+mod hostile;
+mod leaks;
+mod rpc;
+mod serve;
+#[path = "../../../crawler/tests/it/server.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod server;
+mod web;

@@ -1,0 +1,354 @@
+//! `skillscout serve`: opens the data directory, brings the search index up to date with the
+//! crawl store, and serves the directory; with `--crawl`, crawls in the background and syncs
+//! the index after every batch the crawl stores, so searches see new skills without a restart.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use api::{AppState, CrawlProgress, ServeConfig, Tokens};
+use crawler::blobs::Blobs;
+use crawler::crawl::{CrawlConfig, CrawlObserver, CrawlReport, DomainReport};
+use crawler::seeds::SeedTarget;
+use crawler::store::Store;
+use indexer::{Index, IndexConfig, IndexWriterHandle, SearchIndex};
+use time::OffsetDateTime;
+use tokio::net::TcpListener;
+use tokio::sync::{Notify, watch};
+
+use crate::ExitStatus;
+use crate::cli::{DEFAULT_SEEDS, ServeArgs};
+use crate::crawl::{open_data, read_seeds};
+
+/// Runs `skillscout serve`.
+pub(crate) fn run(data: &Path, args: &ServeArgs) -> anyhow::Result<ExitStatus> {
+    let background = if args.crawl {
+        if args.concurrency == 0 {
+            bail!("--concurrency must be at least 1");
+        }
+        let seeds = args
+            .seeds
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_SEEDS));
+        let targets = read_seeds(&seeds)?;
+        if targets.is_empty() {
+            bail!("no valid target to crawl in {}", seeds.display());
+        }
+        let config = CrawlConfig {
+            fetch: args.fetch.settings()?,
+            concurrency: args.concurrency,
+            prefetch_files: args.prefetch_files,
+        };
+        Some(BackgroundCrawl {
+            config,
+            targets,
+            every: args.crawl_every,
+        })
+    } else {
+        None
+    };
+    let tokens = match &args.token_file {
+        Some(path) => Tokens::from_file(path)
+            .with_context(|| format!("cannot read --token-file {}", path.display()))?,
+        None => Tokens::none(),
+    };
+    runtime()?.block_on(async {
+        let directory = Directory::open(data).await?;
+        let listener = bind(args.addr).await?;
+        let shutdown = Shutdown::on_signals();
+        let state = directory.state(&listener, args.public_url.clone(), tokens)?;
+        let crawler = background.map(|crawl| {
+            state.progress().enable();
+            tokio::spawn(crawl.run(
+                directory.clone(),
+                state.progress().clone(),
+                shutdown.clone(),
+            ))
+        });
+        announce(&format!("listening on http://{}", listener.local_addr()?))?;
+        api::serve(listener, state, shutdown.wait())
+            .await
+            .context("the server failed")?;
+        if let Some(crawler) = crawler {
+            let _ = crawler.await;
+        }
+        tracing::info!("server stopped");
+        Ok(ExitStatus::Success)
+    })
+}
+
+/// Returns the runtime the server runs on.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Binds the server's listener.
+pub(crate) async fn bind(addr: SocketAddr) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))
+}
+
+/// Prints one line on stdout at once (scripts wait for it).
+pub(crate) fn announce(line: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{line}")
+        .and_then(|()| stdout.flush())
+        .context("cannot write to stdout")
+}
+
+/// The data directory opened for serving: the store, the blobs, the index's one writer and a
+/// reader. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Directory {
+    pub(crate) store: Arc<Store>,
+    pub(crate) blobs: Blobs,
+    writer: Arc<Mutex<IndexWriterHandle>>,
+    search: SearchIndex,
+}
+
+impl Directory {
+    /// Opens the data directory and syncs the index with the store.
+    pub(crate) async fn open(data: &Path) -> anyhow::Result<Directory> {
+        let data = data.to_owned();
+        let directory = tokio::task::spawn_blocking(move || -> anyhow::Result<Directory> {
+            let (store, blobs) = open_data(&data)?;
+            let index_dir = data.join(indexer::INDEX_DIR);
+            let Index { writer, search } =
+                Index::open_or_create(&index_dir, IndexConfig::default())
+                    .with_context(|| format!("cannot open the index in {}", index_dir.display()))?;
+            Ok(Directory {
+                store,
+                blobs,
+                writer: Arc::new(Mutex::new(writer)),
+                search,
+            })
+        })
+        .await
+        .context("opening the data directory failed")??;
+        directory.sync(None).await?;
+        Ok(directory)
+    }
+
+    /// Applies the store's new changes to the index and makes them visible.
+    pub(crate) async fn sync(&self, progress: Option<&CrawlProgress>) -> anyhow::Result<()> {
+        let directory = self.clone();
+        let stats = tokio::task::spawn_blocking(move || -> anyhow::Result<indexer::SyncStats> {
+            let mut writer = directory.writer.lock().unwrap_or_else(|e| e.into_inner());
+            let stats =
+                indexer::sync(&directory.store, &mut writer).context("index sync failed")?;
+            directory.search.reload().context("index reload failed")?;
+            Ok(stats)
+        })
+        .await
+        .context("the index sync failed")??;
+        if let Some(progress) = progress {
+            progress.index_synced(&stats);
+        }
+        Ok(())
+    }
+
+    /// Returns the server state over this directory.
+    pub(crate) fn state(
+        &self,
+        listener: &TcpListener,
+        public_url: Option<url::Url>,
+        tokens: Tokens,
+    ) -> anyhow::Result<AppState> {
+        let public_url = match public_url {
+            Some(url) => url,
+            None => {
+                let local = listener
+                    .local_addr()
+                    .context("the listener has no address")?;
+                url::Url::parse(&format!("http://{local}/")).context("the listen address")?
+            }
+        };
+        let config = ServeConfig {
+            public_url,
+            ..ServeConfig::default()
+        };
+        Ok(AppState::new(
+            self.search.clone(),
+            Arc::clone(&self.store),
+            self.blobs.clone(),
+            tokens,
+            config,
+        ))
+    }
+}
+
+/// Stops everything on SIGINT or SIGTERM; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Shutdown {
+    receiver: watch::Receiver<bool>,
+}
+
+impl Shutdown {
+    /// Starts listening for the signals.
+    pub(crate) fn on_signals() -> Shutdown {
+        let (sender, receiver) = watch::channel(false);
+        tokio::spawn(async move {
+            signal().await;
+            tracing::info!("shutting down: finishing the requests in flight");
+            let _ = sender.send(true);
+        });
+        Shutdown { receiver }
+    }
+
+    /// Completes when the process is told to stop.
+    pub(crate) fn wait(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut receiver = self.receiver.clone();
+        async move {
+            let _ = receiver.wait_for(|stop| *stop).await;
+        }
+    }
+}
+
+/// Completes on Ctrl-C (SIGINT) or SIGTERM.
+async fn signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut stream) => {
+                stream.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}
+
+/// Tells the server's progress about the crawl, and the index syncer about each stored batch.
+struct ServeObserver {
+    progress: CrawlProgress,
+    stored: Arc<Notify>,
+}
+
+impl CrawlObserver for ServeObserver {
+    fn domain_finished(&self, report: &DomainReport) {
+        self.progress.domain_finished(report);
+    }
+
+    fn stored(&self, _last_seq: u64) {
+        // Batches that arrive while a sync runs are taken in by the next one.
+        self.stored.notify_one();
+    }
+}
+
+/// Runs one crawl of `targets` into `directory`, syncing the index after each stored batch
+/// and once at the end; reports to `progress`.
+pub(crate) async fn crawl_once(
+    directory: &Directory,
+    config: CrawlConfig,
+    targets: Vec<SeedTarget>,
+    progress: &CrawlProgress,
+    stop: impl Future<Output = ()>,
+) -> anyhow::Result<CrawlReport> {
+    let stored = Arc::new(Notify::new());
+    let observer = Arc::new(ServeObserver {
+        progress: progress.clone(),
+        stored: Arc::clone(&stored),
+    });
+    let (done_sender, mut done) = tokio::sync::oneshot::channel::<()>();
+    let syncer = {
+        let directory = directory.clone();
+        let progress = progress.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = stored.notified() => {
+                        if let Err(error) = directory.sync(Some(&progress)).await {
+                            tracing::error!(error = format!("{error:#}"), "cannot sync the index");
+                        }
+                    }
+                    _ = &mut done => return,
+                }
+            }
+        })
+    };
+    progress.crawl_started(targets.len());
+    let result = crawler::crawl::crawl(
+        config,
+        targets,
+        Arc::clone(&directory.store),
+        directory.blobs.clone(),
+        observer,
+        stop,
+    )
+    .await;
+    let _ = done_sender.send(());
+    let _ = syncer.await;
+    match result {
+        Ok(report) => {
+            progress.crawl_finished(&report);
+            directory.sync(Some(progress)).await?;
+            Ok(report)
+        }
+        Err(error) => {
+            progress.crawl_failed(&error.to_string());
+            Err(anyhow::Error::new(error).context("the crawl could not go on"))
+        }
+    }
+}
+
+/// The `--crawl` loop.
+struct BackgroundCrawl {
+    config: CrawlConfig,
+    targets: Vec<SeedTarget>,
+    every: Option<Duration>,
+}
+
+impl BackgroundCrawl {
+    async fn run(self, directory: Directory, progress: CrawlProgress, shutdown: Shutdown) {
+        loop {
+            let crawled = crawl_once(
+                &directory,
+                self.config.clone(),
+                self.targets.clone(),
+                &progress,
+                shutdown.wait(),
+            )
+            .await;
+            match crawled {
+                Ok(report) => tracing::info!(
+                    domains = report.totals.domains,
+                    skills = report.totals.skills,
+                    added = report.totals.added,
+                    updated = report.totals.updated,
+                    removed = report.totals.removed,
+                    "background crawl finished"
+                ),
+                Err(error) => {
+                    tracing::error!(error = format!("{error:#}"), "background crawl failed")
+                }
+            }
+            let Some(every) = self.every else {
+                return;
+            };
+            let next = OffsetDateTime::now_utc() + every;
+            progress.next_crawl_at(Some(next));
+            tracing::info!(next = %next, "next crawl scheduled");
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = shutdown.wait() => return,
+            }
+        }
+    }
+}
