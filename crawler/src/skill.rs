@@ -166,6 +166,14 @@ impl Domain {
             return Err(InvalidValue(format!("{url} has no host")));
         };
         let host = host.to_ascii_lowercase();
+        // `url` keeps host names such as `..` or `a..b`; no site is called that, and such a
+        // name would be a path segment of `..` in the API and on disk.
+        let labels = host.strip_suffix('.').unwrap_or(&host);
+        if url.host().is_some_and(|h| matches!(h, url::Host::Domain(_)))
+            && labels.split('.').any(str::is_empty)
+        {
+            return Err(InvalidValue(format!("{url} has an empty label in its host")));
+        }
         Ok(match url.port() {
             Some(port) => Domain(format!("{host}:{port}")),
             None => Domain(host),
@@ -545,6 +553,10 @@ mod tests {
         assert!("[::1]:8080".parse::<Domain>().is_ok());
         for bad in [
             "",
+            "..",
+            ".",
+            "a..b",
+            ".example.com",
             "a/b",
             "user@host",
             "example.com:443",
