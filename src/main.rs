@@ -11,7 +11,7 @@ mod serve;
 mod static_site;
 mod validate;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::parser::ValueSource;
@@ -64,6 +64,8 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(bar.clone())
+        // Colours only for a person at a terminal, not in log files and pipes.
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 
     let result = match &cli.command {
