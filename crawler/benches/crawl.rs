@@ -30,6 +30,9 @@ use crawler::fetch::guard::{GuardedResolver, Overrides};
 use crawler::seeds::SeedTarget;
 use crawler::store::Store;
 
+/// How many loopback addresses the server listens on, one per run.
+const ADDRESSES: u8 = 16;
+
 const SKILL: &str = "---\nname: SKILLNAME\ndescription: Converts files between formats for the benchmark.\n---\n# Steps\n\n1. Read the file.\n2. Write it back.\n";
 
 fn main() {
@@ -45,14 +48,14 @@ fn main() {
         return serve();
     }
     if let Some(mode) = value("--child") {
-        let port: u16 = value("--port").unwrap().parse().unwrap();
+        let address = value("--address").unwrap();
         let hosts: usize = value("--hosts").unwrap().parse().unwrap();
         let concurrency: usize = value("--concurrency").unwrap().parse().unwrap();
         let delay: u64 = value("--delay-ms")
             .unwrap_or_else(|| "0".into())
             .parse()
             .unwrap();
-        return child(&mode, port, hosts, concurrency, delay);
+        return child(&mode, &address, hosts, concurrency, delay);
     }
     let quick = flag("--quick");
     let hosts: usize = value("--hosts")
@@ -82,8 +85,8 @@ fn orchestrate(hosts: usize, quick: bool) {
     let mut runs: Vec<(&str, usize, usize, u64)> = vec![
         ("raw", hosts, 64, 0),
         ("skillscout", hosts, 64, 0),
-        ("raw", hosts, 64, 0),
         ("skillscout", hosts, 64, 0),
+        ("raw", hosts, 64, 0),
     ];
     if !quick {
         runs.extend([
@@ -98,13 +101,14 @@ fn orchestrate(hosts: usize, quick: bool) {
         "| run | hosts | concurrency | host delay | time (s) | hosts/s | requests/s | peak RSS (MiB) |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for (mode, hosts, concurrency, delay) in runs {
+    for (run, (mode, hosts, concurrency, delay)) in runs.into_iter().enumerate() {
+        let address = format!("127.0.0.{}:{port}", 2 + run % usize::from(ADDRESSES));
         let output = Command::new(&exe)
             .args([
                 "--child",
                 mode,
-                "--port",
-                &port.to_string(),
+                "--address",
+                &address,
                 "--hosts",
                 &hosts.to_string(),
                 "--concurrency",
@@ -145,10 +149,23 @@ fn serve() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        println!("PORT {}", listener.local_addr().unwrap().port());
-        let app = Router::new().fallback(answer);
-        axum::serve(listener, app).await.unwrap();
+        // One loopback address per run (127.0.0.2, .3, ...) on the same port: connections
+        // closed by one run linger in TIME_WAIT for a minute, and a fresh destination address
+        // keeps them from crowding the ephemeral ports of the next run.
+        let first = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = first.local_addr().unwrap().port();
+        let mut servers = tokio::task::JoinSet::new();
+        for last in 2..2 + ADDRESSES {
+            let listener = tokio::net::TcpListener::bind(format!("127.0.0.{last}:{port}"))
+                .await
+                .expect("bind a loopback address");
+            servers
+                .spawn(async move { axum::serve(listener, Router::new().fallback(answer)).await });
+        }
+        println!("PORT {port}");
+        axum::serve(first, Router::new().fallback(answer))
+            .await
+            .unwrap();
     });
 }
 
@@ -210,12 +227,12 @@ fn urls_of(number: usize) -> Vec<String> {
 }
 
 /// Runs one scenario and prints `RESULT seconds requests peak_kib`.
-fn child(mode: &str, port: u16, hosts: usize, concurrency: usize, delay_ms: u64) {
+fn child(mode: &str, address: &str, hosts: usize, concurrency: usize, delay_ms: u64) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
-    let resolve = format!("*=127.0.0.1:{port}");
+    let resolve = format!("*={address}");
     let started = Instant::now();
     let requests = match mode {
         "raw" => runtime.block_on(raw(&resolve, hosts, concurrency)),

@@ -169,10 +169,14 @@ impl Domain {
         // `url` keeps host names such as `..` or `a..b`; no site is called that, and such a
         // name would be a path segment of `..` in the API and on disk.
         let labels = host.strip_suffix('.').unwrap_or(&host);
-        if url.host().is_some_and(|h| matches!(h, url::Host::Domain(_)))
+        if url
+            .host()
+            .is_some_and(|h| matches!(h, url::Host::Domain(_)))
             && labels.split('.').any(str::is_empty)
         {
-            return Err(InvalidValue(format!("{url} has an empty label in its host")));
+            return Err(InvalidValue(format!(
+                "{url} has an empty label in its host"
+            )));
         }
         Ok(match url.port() {
             Some(port) => Domain(format!("{host}:{port}")),
