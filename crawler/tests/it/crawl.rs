@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crawler::crawl::{CrawlConfig, Quiet};
+use crawler::crawl::CrawlConfig;
 use crawler::credentials::Credentials;
 use crawler::store::Outcome;
 use crawler::{Access, Digest, DigestStatus};
@@ -454,17 +454,10 @@ async fn docs_sites_are_probed_under_their_path_first() {
     })
     .await;
     let data = Data::new();
-    let targets = vec!["http://docs.test/docs".parse().unwrap()];
-    let report = crawler::crawl::crawl(
-        test_config(&server),
-        targets,
-        Arc::clone(&data.store),
-        data.blobs.clone(),
-        Arc::new(Quiet),
-        std::future::pending(),
-    )
-    .await
-    .unwrap();
+    let targets = ["http://docs.test/docs"];
+    let report = data
+        .crawl_targets(test_config(&server), &targets, std::future::pending())
+        .await;
     let line = domain(&report, "docs.test");
     assert_eq!((line.outcome, line.skills), (Outcome::Ok, 3), "{line:?}");
     assert_eq!(line.origin, "http://docs.test/docs");
@@ -489,22 +482,10 @@ async fn ctrl_c_keeps_the_domains_already_done() {
     let data = Data::new();
     let mut config = test_config(&server);
     config.fetch.request_timeout = Duration::from_secs(60);
-    let targets = vec![
-        "http://pdfworks.test".parse().unwrap(),
-        "http://slow.test".parse().unwrap(),
-    ];
+    let targets = ["http://pdfworks.test", "http://slow.test"];
     let shutdown = tokio::time::sleep(Duration::from_millis(800));
     let started = std::time::Instant::now();
-    let report = crawler::crawl::crawl(
-        config,
-        targets,
-        Arc::clone(&data.store),
-        data.blobs.clone(),
-        Arc::new(Quiet),
-        shutdown,
-    )
-    .await
-    .unwrap();
+    let report = data.crawl_targets(config, &targets, shutdown).await;
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(report.interrupted);
     let done: Vec<&str> = report.domains.iter().map(|d| d.domain.as_str()).collect();
@@ -599,20 +580,13 @@ async fn https_origins_are_trusted_through_ca_cert() {
         )
     })
     .await;
-    let targets = || vec!["https://secure.test".parse().unwrap()];
+    let targets = ["https://secure.test"];
 
     // Without the CA, the certificate is refused and nothing is read.
     let data = Data::new();
-    let report = crawler::crawl::crawl(
-        test_config(&server),
-        targets(),
-        Arc::clone(&data.store),
-        data.blobs.clone(),
-        Arc::new(Quiet),
-        std::future::pending(),
-    )
-    .await
-    .unwrap();
+    let report = data
+        .crawl_targets(test_config(&server), &targets, std::future::pending())
+        .await;
     let line = domain(&report, "secure.test");
     assert_eq!(line.outcome, Outcome::Unreachable, "{line:?}");
     assert!(
@@ -624,16 +598,9 @@ async fn https_origins_are_trusted_through_ca_cert() {
     // With it, the site crawls.
     let mut config = test_config(&server);
     config.fetch.ca_certs = crawler::fetch::tls::parse_pem_certificates(&read("ca.pem")).unwrap();
-    let report = crawler::crawl::crawl(
-        config,
-        targets(),
-        Arc::clone(&data.store),
-        data.blobs.clone(),
-        Arc::new(Quiet),
-        std::future::pending(),
-    )
-    .await
-    .unwrap();
+    let report = data
+        .crawl_targets(config, &targets, std::future::pending())
+        .await;
     let line = domain(&report, "secure.test");
     assert_eq!((line.outcome, line.skills), (Outcome::Ok, 2), "{line:?}");
 }

@@ -100,17 +100,27 @@ impl Data {
 
     /// Crawls `hosts` (as `http://host`) with `config`.
     pub(crate) async fn crawl(&self, config: CrawlConfig, hosts: &[&str]) -> CrawlReport {
-        let targets: Vec<SeedTarget> = hosts
-            .iter()
-            .map(|host| format!("http://{host}").parse().unwrap())
-            .collect();
+        let targets: Vec<String> = hosts.iter().map(|host| format!("http://{host}")).collect();
+        let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+        self.crawl_targets(config, &targets, std::future::pending())
+            .await
+    }
+
+    /// Crawls seed targets with `config` until done or `shutdown`.
+    pub(crate) async fn crawl_targets(
+        &self,
+        config: CrawlConfig,
+        targets: &[&str],
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> CrawlReport {
+        let targets: Vec<SeedTarget> = targets.iter().map(|raw| raw.parse().unwrap()).collect();
         crawler::crawl::crawl(
             config,
             targets,
             Arc::clone(&self.store),
             self.blobs.clone(),
             Arc::new(Quiet),
-            std::future::pending(),
+            shutdown,
         )
         .await
         .expect("the crawl runs")

@@ -125,6 +125,21 @@ impl TestServer {
         route: impl Fn(&Request) -> Reply + Send + Sync + 'static,
     ) -> TestServer {
         let listener = TcpListener::bind(bind).await.expect("bind a loopback port");
+        TestServer::spawn(listener, route, |stream| async move { Ok(stream) })
+    }
+
+    /// Serves `listener`, turning each accepted connection into a stream with `accept`
+    /// (plain TCP, or a TLS handshake).
+    fn spawn<S, F, Fut>(
+        listener: TcpListener,
+        route: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+        accept: F,
+    ) -> TestServer
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        F: Fn(tokio::net::TcpStream) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = std::io::Result<S>> + Send + 'static,
+    {
         let addr = listener.local_addr().unwrap();
         let hits = Arc::new(Mutex::new(Vec::new()));
         let route: Arc<Route> = Arc::new(route);
@@ -135,10 +150,12 @@ impl TestServer {
                     let Ok((stream, _)) = listener.accept().await else {
                         continue;
                     };
-                    let hits = Arc::clone(&hits);
-                    let route = Arc::clone(&route);
+                    let (hits, route) = (Arc::clone(&hits), Arc::clone(&route));
+                    let accepted = accept(stream);
                     tokio::spawn(async move {
-                        let _ = serve_connection(stream, route, hits).await;
+                        if let Ok(stream) = accepted.await {
+                            let _ = serve_connection(stream, route, hits).await;
+                        }
                     });
                 }
             })
@@ -170,27 +187,9 @@ impl TestServer {
         .expect("a usable certificate");
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let hits = Arc::new(Mutex::new(Vec::new()));
-        let route: Arc<Route> = Arc::new(route);
-        let task = {
-            let hits = Arc::clone(&hits);
-            tokio::spawn(async move {
-                loop {
-                    let Ok((stream, _)) = listener.accept().await else {
-                        continue;
-                    };
-                    let (hits, route, acceptor) =
-                        (Arc::clone(&hits), Arc::clone(&route), acceptor.clone());
-                    tokio::spawn(async move {
-                        if let Ok(stream) = acceptor.accept(stream).await {
-                            let _ = serve_connection(stream, route, hits).await;
-                        }
-                    });
-                }
-            })
-        };
-        TestServer { addr, hits, task }
+        TestServer::spawn(listener, route, move |stream| {
+            acceptor.clone().accept(stream)
+        })
     }
 
     /// Serves files below `root/<host>/` for each Host, 404 for the rest.
