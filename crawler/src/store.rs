@@ -466,8 +466,12 @@ fn plan_domain(
     let mut stats = ApplyStats::default();
     let mut writes: Vec<StoredRecord> = Vec::new();
 
+    let by_id: std::collections::HashMap<&crate::skill::SkillId, &StoredRecord> = existing
+        .iter()
+        .map(|record| (&record.skill.id, record))
+        .collect();
     for mut skill in fresh {
-        let previous = existing.iter().find(|record| record.skill.id == skill.id);
+        let previous = by_id.get(&skill.id).copied();
         match previous {
             Some(old) if !old.is_tombstone() && same_content(&old.skill, &skill) => {
                 stats.unchanged += 1;
