@@ -117,16 +117,9 @@ pub(crate) fn sync_index(data: &Path, store: &Store) -> anyhow::Result<indexer::
     let dir = data.join(indexer::INDEX_DIR);
     let Index { mut writer, .. } = Index::open_or_create(&dir, IndexConfig::default())
         .with_context(|| format!("cannot open the search index in {}", dir.display()))?;
-    let stats = indexer::sync(store, &mut writer)
-        .with_context(|| format!("cannot update the search index in {}", dir.display()))?;
-    tracing::info!(
-        upserted = stats.upserted,
-        deleted = stats.deleted,
-        rebuilt = stats.rebuilt,
-        seq = stats.to_seq,
-        "search index updated"
-    );
-    Ok(stats)
+    // `sync` logs what it changed.
+    indexer::sync(store, &mut writer)
+        .with_context(|| format!("cannot update the search index in {}", dir.display()))
 }
 
 /// Reads the targets from the command line and the seed file; bad seed lines are reported
