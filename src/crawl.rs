@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use crawler::blobs::Blobs;
 use crawler::crawl::{CrawlConfig, CrawlReport};
-use crawler::seeds::{SeedTarget, parse_seeds};
-use crawler::store::{Outcome, Store};
+use formats::seeds::{SeedTarget, parse_seeds};
 use indexer::{Index, IndexConfig};
+use store::blobs::Blobs;
+use store::{Outcome, Store};
 
 use crate::ExitStatus;
 use crate::cli::{CrawlArgs, DEFAULT_SEEDS};

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use api::{CrawlProgress, Tokens};
 use crawler::crawl::CrawlConfig;
 use crawler::fetch::guard::ResolveOverride;
-use crawler::seeds::SeedTarget;
+use formats::seeds::SeedTarget;
 
 use crate::ExitStatus;
 use crate::cli::{DEFAULT_DEMO_WEB, DemoArgs};

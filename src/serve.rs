@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use api::{AppState, CrawlProgress, ServeConfig, Tokens};
-use crawler::blobs::Blobs;
 use crawler::crawl::{CrawlConfig, CrawlObserver, CrawlReport, DomainReport};
-use crawler::seeds::SeedTarget;
-use crawler::store::Store;
+use formats::seeds::SeedTarget;
 use indexer::{Index, IndexConfig, IndexWriterHandle, SearchIndex};
+use store::Store;
+use store::blobs::Blobs;
 use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};

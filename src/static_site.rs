@@ -23,7 +23,7 @@ pub(crate) fn site_names(root: &Path) -> std::io::Result<Vec<String>> {
         let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
             continue;
         };
-        if name.parse::<crawler::Domain>().is_ok() {
+        if name.parse::<formats::Domain>().is_ok() {
             names.push(name);
         }
     }

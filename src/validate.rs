@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use crawler::crawl::crawl_domain;
-use crawler::diagnostic::passes;
 use crawler::fetch::Fetcher;
 use crawler::local::{self, Checked, CheckedIndex, CheckedSkill, WELL_KNOWN_INDEXES};
-use crawler::seeds::SeedTarget;
-use crawler::store::Outcome;
-use crawler::{Code, Diagnostic, Format, Severity, VerdictKind};
+use formats::diagnostic::passes;
+use formats::seeds::SeedTarget;
+use formats::{Code, Diagnostic, Format, Severity, VerdictKind};
 use serde::Serialize;
+use store::Outcome;
 use time::OffsetDateTime;
 
 use crate::ExitStatus;
@@ -145,7 +145,7 @@ struct IndexReport<'a> {
     url: &'a str,
     format: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    version: Option<crawler::index::IndexVersion>,
+    version: Option<formats::index::IndexVersion>,
     passes: bool,
     diagnostics: &'a [Diagnostic],
 }
@@ -155,7 +155,7 @@ struct SkillReport<'a> {
     label: &'a str,
     path: PathBuf,
     #[serde(skip_serializing_if = "Option::is_none")]
-    digest_status: Option<crawler::DigestStatus>,
+    digest_status: Option<formats::DigestStatus>,
     passes: Passes,
     diagnostics: &'a [Diagnostic],
 }
@@ -264,8 +264,8 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
         let version = index
             .version
             .map(|version| match version {
-                crawler::index::IndexVersion::V0_2 => " v0.2",
-                crawler::index::IndexVersion::V0_1 => " v0.1",
+                formats::index::IndexVersion::V0_2 => " v0.2",
+                formats::index::IndexVersion::V0_1 => " v0.1",
             })
             .unwrap_or("");
         let _ = writeln!(

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant, SystemTime};
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use crawler::Digest;
+use formats::Digest;
 use indexer::Caller;
 
 use crate::error::ApiError;

@@ -14,7 +14,7 @@ use axum::http::header::{
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use crawler::Digest;
+use formats::Digest;
 
 use crate::error::ApiError;
 use crate::state::AppState;

@@ -7,7 +7,7 @@
 //! 400 (`invalid_cursor`) instead of a silently different page, and cursors of one listing
 //! cannot be used with another (`kind`).
 
-use crawler::Digest;
+use formats::Digest;
 
 use crate::error::ApiError;
 

@@ -144,8 +144,8 @@ impl From<indexer::Error> for ApiError {
     }
 }
 
-impl From<crawler::store::StoreError> for ApiError {
-    fn from(error: crawler::store::StoreError) -> ApiError {
+impl From<store::StoreError> for ApiError {
+    fn from(error: store::StoreError) -> ApiError {
         ApiError::internal(&error)
     }
 }

@@ -6,7 +6,7 @@
 //! `files` can be read. Bytes come only from the blob store, where the crawl kept them; the
 //! server never fetches anything.
 
-use crawler::Skill;
+use formats::Skill;
 
 use crate::state::AppState;
 

@@ -1,14 +1,13 @@
 //! The background crawl as the server sees it: whether one runs, how far it got, how the last
 //! one ended, and counters for `/metrics`. The server never crawls itself; whoever runs the
-//! crawl (the `serve --crawl` command) reports here, and this type is its [`CrawlObserver`].
+//! crawl (the `serve --crawl` command) reports here, and tells this type about each domain.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use crawler::crawl::{CrawlObserver, CrawlReport, DomainReport, Totals};
-use crawler::store::Outcome;
 use indexer::SyncStats;
 use serde::Serialize;
+use store::{CrawlReport, DomainReport, Outcome, Totals};
 use time::OffsetDateTime;
 
 /// Shared crawl progress. Cheap to clone; every clone is the same progress.
@@ -181,8 +180,9 @@ impl CrawlProgress {
     }
 }
 
-impl CrawlObserver for CrawlProgress {
-    fn domain_finished(&self, report: &DomainReport) {
+impl CrawlProgress {
+    /// Says that one domain of the running crawl finished.
+    pub fn domain_finished(&self, report: &DomainReport) {
         let mut state = self.lock();
         if let Some(run) = &mut state.current {
             run.domains_done += 1;

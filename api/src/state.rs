@@ -4,10 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crawler::blobs::Blobs;
-use crawler::store::Store;
-use crawler::{Domain, Skill, SkillId, Slug};
+use formats::{Domain, Skill, SkillId, Slug};
 use indexer::{Caller, SearchIndex};
+use store::Store;
+use store::blobs::Blobs;
 use url::Url;
 
 use crate::auth::Tokens;

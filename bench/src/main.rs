@@ -12,7 +12,7 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crawler::{Skill, SkillId, Slug};
+use formats::{Skill, SkillId, Slug};
 use indexer::eval::{self, Judgements, K};
 use indexer::{Caller, Index, IndexConfig, SearchIndex, SearchRequest};
 use rusqlite::Connection;
@@ -73,7 +73,7 @@ fn args() -> Result<Args> {
 
 fn main() -> Result<()> {
     let args = args()?;
-    let corpus = eval::corpus_records(&args.corpus)?;
+    let corpus = crawler::local::corpus_records(&args.corpus)?;
     let judgements = Judgements::from_json(&std::fs::read_to_string(&args.queries)?)?;
     let mut report = String::new();
     let machine = format!(
@@ -321,7 +321,7 @@ fn variants(corpus: &[Skill], count: usize) -> impl Iterator<Item = Skill> + '_ 
         if copy == 0 {
             return skill;
         }
-        let domain: crawler::Domain = format!("m{copy}.{}", base.domain)
+        let domain: formats::Domain = format!("m{copy}.{}", base.domain)
             .parse()
             .expect("a subdomain of a valid domain is valid");
         let slug: Slug = format!("{}-{copy}", base.name)

@@ -24,11 +24,11 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Response, StatusCode, Uri};
-use crawler::blobs::Blobs;
 use crawler::crawl::{CrawlConfig, Quiet};
 use crawler::fetch::guard::{GuardedResolver, Overrides};
-use crawler::seeds::SeedTarget;
-use crawler::store::Store;
+use formats::seeds::SeedTarget;
+use store::Store;
+use store::blobs::Blobs;
 
 /// How many loopback addresses the server listens on, one per run.
 const ADDRESSES: u8 = 16;

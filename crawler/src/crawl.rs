@@ -7,7 +7,6 @@
 //! finished is stored and reported, and the report says the crawl was interrupted.
 
 pub mod domain;
-pub mod report;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -16,13 +15,13 @@ use std::time::Duration;
 use time::OffsetDateTime;
 use tokio::task::JoinSet;
 
-use crate::blobs::Blobs;
 use crate::credentials::Credentials;
 use crate::fetch::{FetchSettings, Fetcher, HttpCache};
-use crate::seeds::SeedTarget;
-use crate::store::{ApplyStats, DomainUpdate, Store, StoreError};
 pub use domain::{DomainCrawl, IndexRead, crawl_domain};
-pub use report::{CrawlReport, DomainReport, Totals};
+use formats::seeds::SeedTarget;
+use store::blobs::Blobs;
+pub use store::report::{CrawlReport, DomainReport, Totals};
+use store::{ApplyStats, DomainUpdate, Store, StoreError};
 
 /// The default pause between two requests to one host (DESIGN.md §3).
 pub const DEFAULT_HOST_DELAY: Duration = Duration::from_millis(1000);

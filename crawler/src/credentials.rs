@@ -18,7 +18,7 @@ use std::fmt;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use url::Url;
 
-use crate::skill::Domain;
+use formats::skill::Domain;
 
 /// The largest credentials file read, in bytes.
 pub const MAX_CREDENTIALS_BYTES: usize = 64 * 1024;

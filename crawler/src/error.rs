@@ -1,5 +1,5 @@
 //! The crate's error type, for failures that are not about published content (those are
-//! [`Diagnostic`](crate::Diagnostic)s).
+//! [`Diagnostic`](formats::Diagnostic)s).
 
 use std::path::PathBuf;
 

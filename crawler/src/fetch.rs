@@ -7,7 +7,7 @@
 //!
 //! Every request goes through the same steps, in [`Session::get`]:
 //! 1. the SSRF guard for IP-literal hosts ([`guard`]; host names are checked by the resolver);
-//! 2. robots.txt of the URL's origin, fetched once per origin and crawl ([`crate::robots`]);
+//! 2. robots.txt of the URL's origin, fetched once per origin and crawl ([`formats::robots`]);
 //! 3. the HTTP cache: a fresh stored response is used without a request, a stale one is
 //!    revalidated with `If-None-Match` / `If-Modified-Since` (RFC 9111, through
 //!    `http-cache-semantics`; bodies live in the blob store);
@@ -35,13 +35,13 @@ use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePoli
 use tokio::sync::OnceCell;
 use url::Url;
 
-use crate::blobs::Blobs;
 use crate::credentials::Credentials;
-use crate::diagnostic::{Code, Diagnostic};
 use crate::politeness::{self, HostScheduler};
-use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy};
-use crate::store::{CacheEntry, Store};
+use formats::diagnostic::{Code, Diagnostic};
+use formats::robots::{MAX_ROBOTS_BYTES, RobotsPolicy};
 use guard::{GuardedResolver, Overrides, RefusedAddress, ResolveOverride};
+use store::blobs::Blobs;
+use store::{CacheEntry, Store};
 
 /// How long a robots.txt is trusted before it is fetched again (RFC 9309 §2.4).
 pub const ROBOTS_CACHE_TTL: Duration = Duration::from_secs(24 * 60 * 60);
@@ -797,7 +797,7 @@ enum CacheHit {
 
 struct Stale {
     policy: CachePolicy,
-    body_digest: crate::skill::Digest,
+    body_digest: formats::skill::Digest,
     conditional: HeaderMap,
 }
 

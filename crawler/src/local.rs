@@ -13,15 +13,15 @@ use std::path::{Path, PathBuf};
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::diagnostic::{Code, Diagnostic};
 use crate::error::{Error, Result};
-use crate::index::{self, IndexVersion, MAX_INDEX_BYTES, SKILL_MD};
-use crate::normalize::{
+use formats::diagnostic::{Code, Diagnostic};
+use formats::index::{self, IndexVersion, MAX_INDEX_BYTES, SKILL_MD};
+use formats::normalize::{
     self, Fetched, MAX_ARCHIVE_BYTES, MAX_DESCRIPTOR_BYTES, MAX_SKILL_MD_BYTES, Source,
 };
-use crate::sharing;
-use crate::skill::{Domain, Format, Skill};
-use crate::skill_md;
+use formats::sharing;
+use formats::skill::{Domain, Format, Skill};
+use formats::skill_md;
 
 /// The well-known index paths, in the order they are probed.
 pub const WELL_KNOWN_INDEXES: [(&str, Format); 3] = [
@@ -127,6 +127,32 @@ pub fn check_tree(root: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
         });
     }
     Ok(checked)
+}
+
+/// Reads every domain of a corpus laid out as well-known trees (`<dir>/<domain>/.well-known`,
+/// as `../shared/corpus` is), in domain order. A skill listed by two indexes of its domain
+/// (a v0.2 and a legacy one) is kept once, as the first index lists it, as a crawl does.
+pub fn corpus_records(dir: &Path) -> Result<Vec<Skill>> {
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Read {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut domains: Vec<_> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.join(".well-known").is_dir())
+        .collect();
+    domains.sort();
+    let seen_at = OffsetDateTime::UNIX_EPOCH;
+    let mut records = Vec::new();
+    for domain in domains {
+        let checked = check_tree(&domain, seen_at)?;
+        for record in checked.records() {
+            if !records.iter().any(|kept: &Skill| kept.id == record.id) {
+                records.push(record.clone());
+            }
+        }
+    }
+    Ok(records)
 }
 
 /// Reads one index file: inside a well-known tree it is read as part of that site; alone, its
@@ -539,7 +565,7 @@ mod tests {
     use time::macros::datetime;
 
     use super::*;
-    use crate::skill::DigestStatus;
+    use formats::skill::DigestStatus;
 
     const SEEN: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -636,7 +662,7 @@ mod tests {
     fn a_lone_index_file_resolves_against_its_folder() {
         let site = TempSite::new("anywhere");
         site.write("pdf/SKILL.md", SKILL);
-        let digest = crate::skill::Digest::of(SKILL);
+        let digest = formats::skill::Digest::of(SKILL);
         let index = site.write(
             "index.json",
             format!(

@@ -2,7 +2,7 @@
 //! byte picks the format.
 #![no_main]
 
-use crawler::archive::{ArchiveFormat, ArchiveLimits, unpack};
+use formats::archive::{ArchiveFormat, ArchiveLimits, unpack};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

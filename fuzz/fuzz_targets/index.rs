@@ -8,11 +8,11 @@ fuzz_target!(|data: &[u8]| {
     else {
         return;
     };
-    let index = crawler::index::parse(data, &index_url);
+    let index = formats::index::parse(data, &index_url);
     for entry in &index.entries {
         assert!(matches!(entry.url.scheme(), "http" | "https"));
         for path in &entry.files {
-            assert!(crawler::index::check_relative_path(path).is_ok());
+            assert!(formats::index::check_relative_path(path).is_ok());
         }
     }
 });

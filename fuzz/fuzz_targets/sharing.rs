@@ -7,9 +7,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(index_url) = url::Url::parse("https://fuzz.test/.well-known/skill-sharing") else {
         return;
     };
-    let index = crawler::sharing::parse_index(data, &index_url);
-    let descriptor = crawler::sharing::parse_descriptor(data);
+    let index = formats::sharing::parse_index(data, &index_url);
+    let descriptor = formats::sharing::parse_descriptor(data);
     for entry in &index.entries {
-        let _ = crawler::sharing::check_descriptor(entry, &descriptor);
+        let _ = formats::sharing::check_descriptor(entry, &descriptor);
     }
 });

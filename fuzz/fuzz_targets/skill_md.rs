@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = crawler::skill_md::parse(data, Some("fuzz-skill"));
+    let _ = formats::skill_md::parse(data, Some("fuzz-skill"));
 });

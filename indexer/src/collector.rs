@@ -379,7 +379,7 @@ impl Collector for SearchCollector {
         let private_ord = match &dims[Dim::Access.index()].column {
             Some(column) if self.anonymous => column
                 .dictionary()
-                .term_ord(crawler::Access::Private.as_str())?,
+                .term_ord(formats::Access::Private.as_str())?,
             _ => None,
         };
         let facet_counts = Dim::FACETS

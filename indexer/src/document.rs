@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crawler::Skill;
+use formats::Skill;
 use tantivy::TantivyDocument;
 use tantivy::schema::Value;
 use tantivy::tokenizer::{TextAnalyzer, TokenStream};
@@ -103,7 +103,7 @@ pub(crate) fn from_document(doc: &TantivyDocument, fields: &Fields) -> Result<Sk
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use crawler::{Access, Artifact, DigestStatus, FileEntry, Format};
+    use formats::{Access, Artifact, DigestStatus, FileEntry, Format};
     use proptest::prelude::*;
     use time::OffsetDateTime;
     use url::Url;
@@ -114,7 +114,7 @@ pub(crate) mod tests {
     /// Builds a record for tests. The crawler's normaliser is the only producer of records in
     /// the product; tests build them directly to control every field.
     pub(crate) fn skill(domain: &str, name: &str, title: &str, description: &str) -> Skill {
-        let id: crawler::SkillId = format!("{domain}/{name}").parse().unwrap();
+        let id: formats::SkillId = format!("{domain}/{name}").parse().unwrap();
         let url = Url::parse(&format!(
             "https://{domain}/.well-known/skills/{name}/SKILL.md"
         ))

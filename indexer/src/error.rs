@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crawler::store::StoreError;
+use store::StoreError;
 
 /// What went wrong, phrased as what the caller can do about it.
 #[derive(Debug, thiserror::Error)]

@@ -7,11 +7,8 @@
 //! (`bench/`) reports the same figures beside a SQLite FTS5 baseline.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use crawler::Skill;
 use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
 
 /// The cut-off of the reported metrics.
 pub const K: usize = 10;
@@ -104,32 +101,6 @@ pub fn evaluate(judgements: &Judgements, mut search: impl FnMut(&str) -> Vec<Str
     report
 }
 
-/// Reads every domain of a corpus laid out as well-known trees (`<dir>/<domain>/.well-known`,
-/// as `../shared/corpus` is), in domain order. A skill listed by two indexes of its domain
-/// (a v0.2 and a legacy one) is kept once, as the first index lists it, as a crawl does.
-pub fn corpus_records(dir: &Path) -> crawler::Result<Vec<Skill>> {
-    let entries = std::fs::read_dir(dir).map_err(|source| crawler::Error::Read {
-        path: dir.to_owned(),
-        source,
-    })?;
-    let mut domains: Vec<_> = entries
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.join(".well-known").is_dir())
-        .collect();
-    domains.sort();
-    let seen_at = OffsetDateTime::UNIX_EPOCH;
-    let mut records = Vec::new();
-    for domain in domains {
-        let checked = crawler::local::check_tree(&domain, seen_at)?;
-        for record in checked.records() {
-            if !records.iter().any(|kept: &Skill| kept.id == record.id) {
-                records.push(record.clone());
-            }
-        }
-    }
-    Ok(records)
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -214,7 +185,7 @@ mod tests {
             return;
         };
         let judgements = judged_queries();
-        let records = corpus_records(&dir).unwrap();
+        let records = crawler::local::corpus_records(&dir).unwrap();
         let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default()).unwrap();
         for record in &records {
             writer.upsert(record).unwrap();

@@ -27,7 +27,7 @@
 //!
 //! - [`tokenizer`]: words and CJK bigrams; the stemmed and unstemmed analyzers; name keys.
 //! - `schema`: the fields and [`SCHEMA_VERSION`].
-//! - `document`: [`Skill`](crawler::Skill) to index document and back (the record is stored
+//! - `document`: [`Skill`](formats::Skill) to index document and back (the record is stored
 //!   whole, as JSON).
 //! - `writer`: [`IndexWriterHandle`], the one writer: upsert, delete, commit with the store's
 //!   change sequence number.

@@ -1,6 +1,6 @@
 //! What the index answers: search results in the `/v1/search` shape, and listing pages.
 
-use crawler::{Access, Domain, Format, Skill, SkillId, Slug};
+use formats::{Access, Domain, Format, Skill, SkillId, Slug};
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crawler::{Access, Skill};
+use formats::{Access, Skill};
 use tantivy::collector::TopDocs;
 use tantivy::query::{
     BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery, TermSetQuery,
@@ -333,7 +333,7 @@ fn dim_field(fields: &Fields, dim: Dim) -> Field {
 
 #[cfg(test)]
 mod tests {
-    use crawler::Format;
+    use formats::Format;
 
     use super::*;
     use crate::document::tests::skill;

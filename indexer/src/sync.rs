@@ -5,8 +5,8 @@
 //! deletes, anything else upserts) and commits after each batch, so an interrupted sync
 //! resumes where it stopped, and deleting the index directory rebuilds it from the store.
 
-use crawler::store::Store;
 use serde::Serialize;
+use store::Store;
 
 use crate::error::{Error, Result};
 use crate::writer::IndexWriterHandle;
@@ -100,8 +100,8 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
 
 #[cfg(test)]
 mod tests {
-    use crawler::Skill;
-    use crawler::store::{DomainStatus, Outcome};
+    use formats::Skill;
+    use store::{DomainStatus, Outcome};
     use time::OffsetDateTime;
     use time::macros::datetime;
     use url::Url;
@@ -118,7 +118,7 @@ mod tests {
             domain: "a.test".parse().unwrap(),
             origin: "https://a.test".to_owned(),
             outcome: Outcome::Ok,
-            formats: vec![crawler::Format::AgentSkills],
+            formats: vec![formats::Format::AgentSkills],
             indexes: vec![Url::parse("https://a.test/.well-known/skills/index.json").unwrap()],
             skills: 0,
             requests: 1,

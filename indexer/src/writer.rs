@@ -1,7 +1,7 @@
 //! The one writer of the index: upserts by id, deletes, and commits that record how far the
 //! crawl store's change log has been applied.
 
-use crawler::{Skill, SkillId};
+use formats::{Skill, SkillId};
 use serde::{Deserialize, Serialize};
 use tantivy::{IndexWriter, TantivyDocument, Term};
 

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::process::Output;
 
-use crawler::store::{DomainStatus, Outcome, Store};
 use indexer::{Index, IndexConfig, SearchResults};
+use store::{DomainStatus, Outcome, Store};
 use time::OffsetDateTime;
 
 use crate::util::{repo_root, skillscout, stderr, stdout};

@@ -140,11 +140,11 @@ fn seeds_domains_txt_parses_line_by_line() {
             continue;
         }
         count += 1;
-        if let Err(error) = crawler::seeds::SeedTarget::parse(seed) {
+        if let Err(error) = formats::seeds::SeedTarget::parse(seed) {
             panic!("seeds/domains.txt line {}: {error}", number + 1);
         }
     }
-    let (seeds, errors) = crawler::seeds::parse_seeds(&text);
+    let (seeds, errors) = formats::seeds::parse_seeds(&text);
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(seeds.len(), count);
     assert!(count >= 3, "a handful of real domains");

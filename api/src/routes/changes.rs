@@ -13,10 +13,10 @@
 
 use axum::Json;
 use axum::extract::State;
-use crawler::store::{Store, StoredRecord};
-use crawler::{Access, Skill, SkillId};
+use formats::{Access, Skill, SkillId};
 use indexer::{Caller, MAX_LIMIT};
 use serde::Serialize;
+use store::{Store, StoredRecord};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 

@@ -10,10 +10,10 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::State;
-use crawler::store::{CrawlErrorEntry, DomainStatus, Outcome};
-use crawler::{Access, Diagnostic, Domain, Format};
+use formats::{Access, Diagnostic, Domain, Format};
 use indexer::{Caller, Filters, MAX_LIMIT, SearchRequest};
 use serde::Serialize;
+use store::{CrawlErrorEntry, DomainStatus, Outcome};
 use time::OffsetDateTime;
 use url::Url;
 

@@ -16,7 +16,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use crawler::{Format, Skill, SkillId};
+use formats::{Format, Skill, SkillId};
 use indexer::{Caller, Filters, ListRequest, MAX_LIMIT};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -224,7 +224,7 @@ async fn list_skills(state: &AppState, caller: Caller, params: Value) -> Result<
     };
     let namespace = match params.namespace.as_deref() {
         None => None,
-        Some(raw) => Some(raw.parse::<crawler::Domain>().map_err(|_| {
+        Some(raw) => Some(raw.parse::<formats::Domain>().map_err(|_| {
             RpcError::invalid_params(format!(
                 "namespace must be a domain, such as example.com, not {:?}",
                 web::shorten(raw, 100)
@@ -410,7 +410,7 @@ fn skill_md(state: &AppState, skill: &Skill) -> Option<String> {
     }
     match files::read(state, skill, "SKILL.md") {
         Ok(file) => Some(String::from_utf8_lossy(&file.bytes).into_owned()),
-        Err(_) => Some(crawler::normalize::render_skill_md(skill)),
+        Err(_) => Some(formats::normalize::render_skill_md(skill)),
     }
 }
 

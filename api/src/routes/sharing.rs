@@ -20,7 +20,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use crawler::{Access, Format, Skill, SkillId};
+use formats::{Access, Format, Skill, SkillId};
 use indexer::{Caller, Filters, ListRequest, MAX_LIMIT};
 use serde::Serialize;
 use serde_json::{Map, Value, json};

@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::http::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE, ETAG, X_CONTENT_TYPE_OPTIONS};
 use axum::response::{IntoResponse, Response};
-use crawler::Skill;
+use formats::Skill;
 
 use crate::auth::Auth;
 use crate::error::ApiError;

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
-use crawler::{Domain, Skill};
+use formats::{Domain, Skill};
 use indexer::{FacetCounts, Filters, SearchRequest, SearchResults};
 use url::form_urlencoded;
 
@@ -391,7 +391,7 @@ fn skill_body(state: &AppState, skill: &Skill) -> String {
             let path = if file.sha256.is_some()
                 && state
                     .blobs()
-                    .contains(&file.sha256.unwrap_or_else(|| crawler::Digest::of(b"")))
+                    .contains(&file.sha256.unwrap_or_else(|| formats::Digest::of(b"")))
             {
                 format!(
                     "<a href=\"{}\">{}</a>",
@@ -434,7 +434,7 @@ fn skill_body(state: &AppState, skill: &Skill) -> String {
         );
     }
     if !skill.frontmatter.is_empty() {
-        let label = if skill.format == crawler::Format::SkillSharing {
+        let label = if skill.format == formats::Format::SkillSharing {
             "Descriptor"
         } else {
             "Frontmatter"

@@ -7,12 +7,12 @@ use std::sync::{Arc, OnceLock};
 use api::{AppState, ServeConfig, Tokens};
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, Request, StatusCode, header};
-use crawler::blobs::Blobs;
 use crawler::crawl::{CrawlConfig, Quiet};
-use crawler::seeds::SeedTarget;
-use crawler::store::Store;
+use formats::seeds::SeedTarget;
 use indexer::{Index, IndexConfig};
 use serde_json::Value;
+use store::Store;
+use store::blobs::Blobs;
 use tower::ServiceExt;
 
 use crate::server::{TestServer, serve_file};

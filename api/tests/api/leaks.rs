@@ -216,7 +216,7 @@ async fn changes_hide_private_upserts_from_anonymous_mirrors() {
 async fn domain_errors_that_name_a_private_record_are_hidden_from_anonymous_callers() {
     use axum::body::Body;
     use axum::http::Request;
-    use crawler::store::CrawlErrorEntry;
+    use store::CrawlErrorEntry;
 
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_owned();
@@ -224,7 +224,7 @@ async fn domain_errors_that_name_a_private_record_are_hidden_from_anonymous_call
         let (store, blobs) = crate::fixture::crawl_fixture_web(&data);
         // Pretend the last crawl of services.test failed to fetch two descriptors, one of
         // them the private skill's.
-        let domain: crawler::Domain = "services.test".parse().unwrap();
+        let domain: formats::Domain = "services.test".parse().unwrap();
         let mut status = store.domain(&domain).unwrap().unwrap();
         for (slug, code) in [
             ("payroll-audit-v1", "http_status"),
@@ -236,7 +236,7 @@ async fn domain_errors_that_name_a_private_record_are_hidden_from_anonymous_call
                 url: format!("http://services.test/descriptors/{slug}.json"),
             });
         }
-        let live: Vec<crawler::Skill> = store
+        let live: Vec<formats::Skill> = store
             .records_of(&domain)
             .unwrap()
             .into_iter()

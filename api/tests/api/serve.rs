@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use api::{AppState, ServeConfig, Tokens};
-use crawler::blobs::Blobs;
-use crawler::store::Store;
 use indexer::{Index, IndexConfig};
+use store::Store;
+use store::blobs::Blobs;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Sends one HTTP/1.1 GET and returns the status code and body.

@@ -7,18 +7,18 @@ use std::collections::BTreeSet;
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::blobs::Blobs;
-use crate::diagnostic::{Code, Diagnostic, Severity, VerdictKind};
 use crate::fetch::{BodyLimit, FetchFailure, Fetcher, Response, Session};
-use crate::index::{self, EntryKind, IndexEntry, IndexVersion, SKILL_MD};
 use crate::local::WELL_KNOWN_INDEXES;
-use crate::normalize::{
+use formats::diagnostic::{Code, Diagnostic, Severity, VerdictKind};
+use formats::index::{self, EntryKind, IndexEntry, IndexVersion, SKILL_MD};
+use formats::normalize::{
     self, Fetched, MAX_ARCHIVE_BYTES, MAX_DESCRIPTOR_BYTES, MAX_SKILL_MD_BYTES, Source,
 };
-use crate::seeds::SeedTarget;
-use crate::sharing;
-use crate::skill::{Digest, Format, Skill};
-use crate::store::{CacheEntry, CrawlErrorEntry, DomainStatus, Outcome};
+use formats::seeds::SeedTarget;
+use formats::sharing;
+use formats::skill::{Digest, Format, Skill};
+use store::blobs::Blobs;
+use store::{CacheEntry, CrawlErrorEntry, DomainStatus, Outcome};
 
 /// The largest file of a v0.1 skill fetched with `--prefetch-files`.
 pub const MAX_PREFETCH_FILE_BYTES: usize = 16 * 1024 * 1024;
@@ -285,7 +285,7 @@ impl DomainRun<'_> {
                         seen_at,
                     );
                     // Keep what was verified (or had nothing to verify against).
-                    if record.digest_status != crate::skill::DigestStatus::Mismatch {
+                    if record.digest_status != formats::skill::DigestStatus::Mismatch {
                         keep_blob(blobs.as_ref(), &bytes);
                     }
                     for file in &files {
@@ -318,7 +318,7 @@ impl DomainRun<'_> {
                 self.seen_at,
             ),
         };
-        if self.prefetch_files && record.digest_status != crate::skill::DigestStatus::Unfetched {
+        if self.prefetch_files && record.digest_status != formats::skill::DigestStatus::Unfetched {
             self.prefetch(session, fetcher, entry, &mut record).await;
         }
         record

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crawler::local;
-use crawler::{Code, DigestStatus, Format, Severity, Skill};
+use formats::{Code, DigestStatus, Format, Severity, Skill};
 use serde_json::Value;
 use time::OffsetDateTime;
 
@@ -97,7 +97,7 @@ fn corpus_matches_manifest() {
             };
             for record in found {
                 checked_skills += 1;
-                if record.artifact == crawler::Artifact::Archive {
+                if record.artifact == formats::Artifact::Archive {
                     archives += 1;
                 }
                 check_record(skill, record, &mut failures);
@@ -194,7 +194,7 @@ pub(crate) fn check_record(skill: &Value, record: &Skill, failures: &mut Vec<Str
         }
     }
     let strictly_valid = issues.is_empty() && skill["name_valid"].as_bool().unwrap();
-    if strictly_valid && !record.passes(crawler::VerdictKind::Strict) {
+    if strictly_valid && !record.passes(formats::VerdictKind::Strict) {
         failures.push(format!("{label}: valid skill fails the strict verdict"));
     }
     if frontmatter_name.is_some() && record.title != frontmatter_name.unwrap_or_default() {

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use crawler::crawl::CrawlConfig;
 use crawler::credentials::Credentials;
-use crawler::store::Outcome;
-use crawler::{Access, Digest, DigestStatus};
+use formats::{Access, Digest, DigestStatus};
+use store::Outcome;
 
 use crate::server::{Reply, TestServer, serve_file};
 use crate::{Data, corpus_dir, domain, error_codes, fixture_web, test_config};

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use crawler::crawl::{CrawlConfig, CrawlReport};
-use crawler::store::Outcome;
-use crawler::{Digest, DigestStatus};
+use formats::{Digest, DigestStatus};
+use store::Outcome;
 
 use crate::server::{Reply, Request, TestServer, serve_file};
 use crate::{Data, domain, error_codes, fixture_web, test_config};

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crawler::blobs::Blobs;
 use crawler::crawl::{CrawlConfig, CrawlReport, DomainReport, Quiet};
-use crawler::seeds::SeedTarget;
-use crawler::store::Store;
+use formats::seeds::SeedTarget;
+use store::Store;
+use store::blobs::Blobs;
 
 use crate::server::TestServer;
 

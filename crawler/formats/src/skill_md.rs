@@ -1240,8 +1240,10 @@ mod tests {
     #[test]
     #[allow(clippy::print_stderr)]
     fn agrees_with_the_corpus_manifest() {
-        let corpus =
-            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus"));
+        let corpus = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/corpus"
+        ));
         let Ok(manifest) = std::fs::read(corpus.join("MANIFEST.json")) else {
             eprintln!("skipping: ../shared/corpus not found");
             return;

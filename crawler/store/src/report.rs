@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::skill::{Domain, Format};
-use crate::store::{ApplyStats, CrawlErrorEntry, DomainStatus, Outcome};
+use crate::embedded::{ApplyStats, CrawlErrorEntry, DomainStatus, Outcome};
+use formats::skill::{Domain, Format};
 
 /// One domain's line of the report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

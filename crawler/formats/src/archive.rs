@@ -2474,7 +2474,10 @@ mod tests {
     #[test]
     #[allow(clippy::print_stderr)]
     fn corpus_archives_unpack_cleanly() {
-        let corpus = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus"));
+        let corpus = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/corpus"
+        ));
         if !corpus.is_dir() {
             eprintln!(
                 "skipping: ../shared/corpus not found at {}",

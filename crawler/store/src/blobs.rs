@@ -17,7 +17,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::skill::Digest;
+use formats::Digest;
 
 /// The folder inside the data directory.
 pub const BLOBS_DIR: &str = "blobs";

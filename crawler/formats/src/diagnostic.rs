@@ -396,7 +396,7 @@ mod tests {
     /// Publishers and scripts read the code list in the README: it must name every code.
     #[test]
     fn readme_lists_every_code() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../../../README.md");
         for code in Code::ALL {
             assert!(
                 readme.contains(&format!("`{}`", code.as_str())),

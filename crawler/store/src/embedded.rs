@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::diagnostic::Diagnostic;
-use crate::skill::{Digest, Domain, Format, Skill};
+use formats::Diagnostic;
+use formats::{Digest, Domain, Format, Skill};
 
 /// The database file inside the data directory.
 pub const STORE_FILE: &str = "crawl.redb";
@@ -466,7 +466,7 @@ fn plan_domain(
     let mut stats = ApplyStats::default();
     let mut writes: Vec<StoredRecord> = Vec::new();
 
-    let by_id: std::collections::HashMap<&crate::skill::SkillId, &StoredRecord> = existing
+    let by_id: std::collections::HashMap<&formats::SkillId, &StoredRecord> = existing
         .iter()
         .map(|record| (&record.skill.id, record))
         .collect();
@@ -525,8 +525,8 @@ mod tests {
     use time::macros::datetime;
 
     use super::*;
-    use crate::index;
-    use crate::normalize::{self, Fetched, Source};
+    use formats::index;
+    use formats::normalize::{self, Fetched, Source};
 
     const T1: OffsetDateTime = datetime!(2026-11-01 10:00 UTC);
     const T2: OffsetDateTime = datetime!(2026-11-02 10:00 UTC);

@@ -1,0 +1,58 @@
+//! The canonical agent-skill record and every format skillscout reads, as pure functions.
+//!
+//! This crate owns the canonical record, [`Skill`]: the only place it is defined, and the only
+//! code that builds one ([`normalize`]). Every parser takes bytes that someone else fetched or
+//! read and returns values plus [`Diagnostic`]s; nothing here touches the network, the file
+//! system, a database or an async runtime. That makes it usable on its own: a publisher's
+//! build step can check its index and skills with exactly the rules a crawler applies.
+//!
+//! # Example
+//!
+//! Check a SKILL.md the way the directory does, and see what an agent client would say:
+//!
+//! ```
+//! use formats::{Severity, skill_md};
+//!
+//! let text = "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\n---\n# PDF tools\n";
+//! let parsed = skill_md::parse(text.as_bytes(), Some("pdf-tools"));
+//! assert_eq!(parsed.name.as_deref(), Some("pdf-tools"));
+//! assert_eq!(parsed.body, "# PDF tools\n");
+//! assert!(parsed.diagnostics.iter().all(|d| d.severity != Severity::Error));
+//! ```
+//!
+//! # Layout
+//!
+//! - [`diagnostic`]: [`Diagnostic`], [`Severity`] and the stable [`Code`]s.
+//! - [`skill`]: the canonical [`Skill`] record and its validated newtypes.
+//! - [`skill_md`]: SKILL.md frontmatter and body, checked against the Agent Skills format and
+//!   the GAIA extensions.
+//! - [`index`]: agent-skills discovery indexes, v0.2 and v0.1 (and the variants in the wild).
+//! - [`archive`]: safe listing and reading of `.tar.gz` and `.zip` skill archives.
+//! - [`sharing`]: skill-sharing indexes and descriptors.
+//! - [`normalize`]: index entry + fetched artifact -> [`Skill`].
+//! - [`seeds`]: the seed file format.
+//! - [`robots`]: robots.txt (RFC 9309) for the `skillscout` product token.
+//!
+//! # Invariants
+//!
+//! - Pure: no network, no file system, no database, no async runtime (`cargo tree -e normal -p
+//!   formats` shows none of tokio, reqwest, rustls or redb).
+//! - Parsing never panics and never fails as a whole because of one bad entry: problems
+//!   become diagnostics on the entry or the index.
+//! - Content whose digest does not match the published one never becomes a record's content.
+
+pub mod archive;
+pub mod diagnostic;
+pub mod index;
+pub mod normalize;
+pub mod robots;
+pub mod seeds;
+pub mod sharing;
+pub mod skill;
+pub mod skill_md;
+
+pub use diagnostic::{Code, Diagnostic, Severity, VerdictKind};
+pub use skill::{
+    Access, Artifact, Digest, DigestStatus, Domain, FileEntry, Format, Skill, SkillId, SkillName,
+    Slug,
+};
