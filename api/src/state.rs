@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use formats::{Domain, Skill, SkillId, Slug};
 use indexer::{Caller, SearchIndex};
-use store::Store;
 use store::blobs::Blobs;
+use store::{Backend, BlobStore, Store};
 use url::Url;
 
 use crate::auth::Tokens;
@@ -110,12 +110,16 @@ impl AppState {
         &self.inner.index
     }
 
-    pub(crate) fn store(&self) -> &Store {
-        &self.inner.store
+    /// Returns the crawl store's backend: blocking, so only for code inside
+    /// [`AppState::blocking`].
+    pub(crate) fn store(&self) -> &dyn Backend {
+        self.inner.store.blocking()
     }
 
-    pub(crate) fn blobs(&self) -> &Blobs {
-        &self.inner.blobs
+    /// Returns the blob store's backend: blocking, so only for code inside
+    /// [`AppState::blocking`].
+    pub(crate) fn blobs(&self) -> &dyn BlobStore {
+        self.inner.blobs.blocking()
     }
 
     pub(crate) fn tokens(&self) -> &Tokens {

@@ -260,9 +260,9 @@ fn write_batches(
                 Ok(None) | Err(_) => break,
             }
         }
-        let stats = store.apply(updates, OffsetDateTime::now_utc())?;
+        let stats = store.blocking().apply(updates, OffsetDateTime::now_utc())?;
         written.extend(positions.into_iter().zip(stats));
-        observer.stored(store.last_seq()?);
+        observer.stored(store.blocking().last_seq()?);
     }
     Ok(written)
 }

@@ -286,7 +286,7 @@ impl Session<'_> {
         robots_url.set_query(None);
         robots_url.set_fragment(None);
 
-        if let Some(body) = self.cached_robots(&robots_url) {
+        if let Some(body) = self.cached_robots(&robots_url).await {
             return RobotsOutcome {
                 policy: RobotsPolicy::from_response(200, &body),
                 failure: None,
@@ -305,7 +305,7 @@ impl Session<'_> {
                         format!("{why}; nothing is fetched from this origin in this crawl"),
                     )),
                     RobotsPolicy::Rules(_) | RobotsPolicy::AllowAll => {
-                        self.remember_robots(&robots_url, &body, status);
+                        self.remember_robots(&robots_url, &body, status).await;
                         None
                     }
                 };
@@ -340,23 +340,23 @@ impl Session<'_> {
     }
 
     /// A robots.txt stored less than a day ago, as its body.
-    fn cached_robots(&self, robots_url: &Url) -> Option<Vec<u8>> {
+    async fn cached_robots(&self, robots_url: &Url) -> Option<Vec<u8>> {
         let cache = self.fetcher.cache.as_ref()?;
-        let entry = cache.store.cached(robots_url).ok()??;
+        let entry = cache.store.cached(robots_url).await.ok()??;
         let age = time::OffsetDateTime::now_utc() - entry.stored_at;
         if age.is_negative() || age.unsigned_abs() > ROBOTS_CACHE_TTL {
             return None;
         }
-        cache.blobs.get(&entry.body?).ok()?
+        cache.blobs.get(&entry.body?).await.ok()?
     }
 
     /// Keeps a robots.txt for a day (a 4xx is kept as an empty file: allow all).
-    fn remember_robots(&mut self, robots_url: &Url, body: &[u8], status: StatusCode) {
+    async fn remember_robots(&mut self, robots_url: &Url, body: &[u8], status: StatusCode) {
         let Some(cache) = &self.fetcher.cache else {
             return;
         };
         let body: &[u8] = if status.is_success() { body } else { b"" };
-        let Ok(digest) = cache.blobs.put(body) else {
+        let Ok(digest) = cache.blobs.put(body.to_vec()).await else {
             return;
         };
         self.cache_updates.push((
@@ -373,7 +373,7 @@ impl Session<'_> {
     /// Fetches `url` politely (robots.txt, cache, host turn, retries, redirects) and returns
     /// its body, or why there is none.
     pub async fn get(&mut self, url: &Url, limit: BodyLimit) -> Result<Response, FetchFailure> {
-        let cached = self.cache_lookup(url);
+        let cached = self.cache_lookup(url).await;
         match &cached {
             Some(CacheHit::Fresh { body, content_type }) => {
                 return Ok(Response {
@@ -411,7 +411,7 @@ impl Session<'_> {
                     && redirects == 0
                     && conditional.is_some()
                 {
-                    match self.revalidated(url, stale, &exchange) {
+                    match self.revalidated(url, stale, &exchange).await {
                         Some(response) => return Ok(response),
                         None => {
                             // The 304 does not match what is cached: ask again, unconditionally.
@@ -454,7 +454,7 @@ impl Session<'_> {
             if status.is_success() {
                 let content_type = header_text(&exchange.headers, CONTENT_TYPE);
                 if redirects == 0 {
-                    self.cache_store(url, &exchange);
+                    self.cache_store(url, &exchange).await;
                 }
                 return Ok(Response {
                     url: current,
@@ -464,7 +464,7 @@ impl Session<'_> {
                 });
             }
             if redirects == 0 {
-                self.cache_store(url, &exchange);
+                self.cache_store(url, &exchange).await;
             }
             return Err(status_failure(&current, status));
         }
@@ -641,9 +641,9 @@ impl Session<'_> {
         }
     }
 
-    fn cache_lookup(&self, url: &Url) -> Option<CacheHit> {
+    async fn cache_lookup(&self, url: &Url) -> Option<CacheHit> {
         let cache = self.fetcher.cache.as_ref()?;
-        let entry = cache.store.cached(url).ok()??;
+        let entry = cache.store.cached(url).await.ok()??;
         let policy: CachePolicy = serde_json::from_value(entry.policy.clone()).ok()?;
         let request = self.cache_request(url)?;
         let Some(body_digest) = entry.body else {
@@ -656,14 +656,14 @@ impl Session<'_> {
         };
         match policy.before_request(&request, SystemTime::now()) {
             BeforeRequest::Fresh(parts) => {
-                let body = cache.blobs.get(&body_digest).ok()??;
+                let body = cache.blobs.get(&body_digest).await.ok()??;
                 Some(CacheHit::Fresh {
                     body,
                     content_type: header_text(&parts.headers, CONTENT_TYPE),
                 })
             }
             BeforeRequest::Stale { request, matches } => {
-                if !matches || !cache.blobs.contains(&body_digest) {
+                if !matches || !cache.blobs.contains(&body_digest).await {
                     return None;
                 }
                 let mut conditional = HeaderMap::new();
@@ -697,7 +697,12 @@ impl Session<'_> {
         Some(builder.body(()).ok()?.into_parts().0)
     }
 
-    fn revalidated(&mut self, url: &Url, stale: &Stale, exchange: &Exchange) -> Option<Response> {
+    async fn revalidated(
+        &mut self,
+        url: &Url,
+        stale: &Stale,
+        exchange: &Exchange,
+    ) -> Option<Response> {
         let cache = self.fetcher.cache.as_ref()?;
         let request = self.cache_request(url)?;
         let response = response_parts(exchange)?;
@@ -708,7 +713,7 @@ impl Session<'_> {
         else {
             return None;
         };
-        let body = cache.blobs.get(&stale.body_digest).ok()??;
+        let body = cache.blobs.get(&stale.body_digest).await.ok()??;
         let entry = CacheEntry {
             policy: serde_json::to_value(&policy).ok()?,
             status: 200,
@@ -725,7 +730,7 @@ impl Session<'_> {
     }
 
     /// Stores a 2xx response, or a 404/410 as a cached "not found", when its headers allow.
-    fn cache_store(&mut self, url: &Url, exchange: &Exchange) {
+    async fn cache_store(&mut self, url: &Url, exchange: &Exchange) {
         let Some(cache) = &self.fetcher.cache else {
             return;
         };
@@ -767,7 +772,7 @@ impl Session<'_> {
             return;
         };
         let body = if exchange.status.is_success() {
-            match cache.blobs.put(&exchange.body) {
+            match cache.blobs.put(exchange.body.clone()).await {
                 Ok(digest) => Some(digest),
                 Err(_) => return,
             }

@@ -34,7 +34,7 @@ pub struct SyncStats {
 /// Runs synchronously (tantivy work): async callers use `spawn_blocking`.
 pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> {
     let batch = writer.sync_batch.max(1);
-    let store_seq = store.last_seq().map_err(Error::Store)?;
+    let store_seq = store.blocking().last_seq().map_err(Error::Store)?;
     let mut seq = writer.committed_seq();
     let mut stats = SyncStats {
         from_seq: seq,
@@ -61,7 +61,10 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
         }
     }
     loop {
-        let changes = store.changes_after(seq, batch).map_err(Error::Store)?;
+        let changes = store
+            .blocking()
+            .changes_after(seq, batch)
+            .map_err(Error::Store)?;
         let Some(last) = changes.last() else {
             break;
         };
@@ -153,6 +156,7 @@ mod tests {
         assert_eq!((stats.upserted, stats.deleted, stats.commits), (0, 0, 0));
 
         store
+            .blocking()
             .apply_domain(
                 &status(T1),
                 records(&["alpha", "beta", "gamma"], "First."),
@@ -175,6 +179,7 @@ mod tests {
 
         // beta changes, gamma vanishes (a tombstone).
         store
+            .blocking()
             .apply_domain(&status(T2), records(&["alpha", "beta"], "Second."), T2)
             .unwrap();
         let stats = sync(&store, &mut writer).unwrap();
@@ -194,7 +199,15 @@ mod tests {
             .get("a.test/beta", Caller::Anonymous)
             .unwrap()
             .unwrap();
-        assert_eq!(beta, store.record("a.test/beta").unwrap().unwrap().skill);
+        assert_eq!(
+            beta,
+            store
+                .blocking()
+                .record("a.test/beta")
+                .unwrap()
+                .unwrap()
+                .skill
+        );
 
         // Up to date: no commit.
         let stats = sync(&store, &mut writer).unwrap();
@@ -214,14 +227,16 @@ mod tests {
         let Index { mut writer, search } =
             Index::open_or_create(&dir.path().join("index"), IndexConfig::default()).unwrap();
         let old = Store::open(&dir.path().join("old")).unwrap();
-        old.apply_domain(&status(T1), records(&["a", "b", "c"], "Old."), T1)
+        old.blocking()
+            .apply_domain(&status(T1), records(&["a", "b", "c"], "Old."), T1)
             .unwrap();
         sync(&old, &mut writer).unwrap();
         assert_eq!(search.num_docs(), 3);
 
         // A new, shorter store: the index is rebuilt from it.
         let new = Store::open(&dir.path().join("new")).unwrap();
-        new.apply_domain(&status(T2), records(&["z"], "New."), T2)
+        new.blocking()
+            .apply_domain(&status(T2), records(&["z"], "New."), T2)
             .unwrap();
         let stats = sync(&new, &mut writer).unwrap();
         assert!(stats.rebuilt);

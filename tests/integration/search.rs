@@ -44,7 +44,10 @@ fn build_data_dir(data: &Path) {
             crawled_at: now,
             last_success: Some(now),
         };
-        store.apply_domain(&status, records, now).unwrap();
+        store
+            .blocking()
+            .apply_domain(&status, records, now)
+            .unwrap();
     }
     let Index { mut writer, .. } =
         Index::open_or_create(&data.join(indexer::INDEX_DIR), IndexConfig::default()).unwrap();

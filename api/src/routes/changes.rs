@@ -16,7 +16,7 @@ use axum::extract::State;
 use formats::{Access, Skill, SkillId};
 use indexer::{Caller, MAX_LIMIT};
 use serde::Serialize;
-use store::{Store, StoredRecord};
+use store::{RecordStore, StoredRecord};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -103,7 +103,7 @@ fn changed_at(record: &StoredRecord) -> OffsetDateTime {
 
 /// Returns the sequence number to list after so that every change at or after `since` is
 /// listed: a binary search over the log, whose times grow with the sequence numbers.
-fn first_after(store: &Store, since: OffsetDateTime, last: u64) -> Result<u64, ApiError> {
+fn first_after(store: &dyn RecordStore, since: OffsetDateTime, last: u64) -> Result<u64, ApiError> {
     let (mut low, mut high) = (0, last);
     while low < high {
         let middle = low + (high - low) / 2;
@@ -122,7 +122,7 @@ fn first_after(store: &Store, since: OffsetDateTime, last: u64) -> Result<u64, A
 
 /// Reads the changes after `start` that `caller` may see.
 fn read_page(
-    store: &Store,
+    store: &dyn RecordStore,
     caller: Caller,
     start: u64,
     limit: usize,

@@ -225,7 +225,7 @@ async fn domain_errors_that_name_a_private_record_are_hidden_from_anonymous_call
         // Pretend the last crawl of services.test failed to fetch two descriptors, one of
         // them the private skill's.
         let domain: formats::Domain = "services.test".parse().unwrap();
-        let mut status = store.domain(&domain).unwrap().unwrap();
+        let mut status = store.blocking().domain(&domain).unwrap().unwrap();
         for (slug, code) in [
             ("payroll-audit-v1", "http_status"),
             ("translate-v2", "timeout"),
@@ -237,12 +237,14 @@ async fn domain_errors_that_name_a_private_record_are_hidden_from_anonymous_call
             });
         }
         let live: Vec<formats::Skill> = store
+            .blocking()
             .records_of(&domain)
             .unwrap()
             .into_iter()
             .map(|record| record.skill)
             .collect();
         store
+            .blocking()
             .apply_domain(&status, live, time::OffsetDateTime::now_utc())
             .unwrap();
         let indexer::Index { mut writer, search } = indexer::Index::open_or_create(

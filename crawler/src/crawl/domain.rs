@@ -205,7 +205,7 @@ impl DomainRun<'_> {
                     };
                     let record = match &fetched {
                         Ok(response) => {
-                            keep_blob(fetcher.blobs(), &response.body);
+                            keep_blob_async(fetcher.blobs(), &response.body).await;
                             normalize::shared_skill(
                                 &source,
                                 entry,
@@ -259,7 +259,11 @@ impl DomainRun<'_> {
         // hold is not downloaded again.
         let known = entry
             .digest
-            .and_then(|digest| fetcher.blobs()?.get(&digest).ok().flatten());
+            .and_then(|digest| Some((fetcher.blobs()?.clone(), digest)));
+        let known = match known {
+            Some((blobs, digest)) => blobs.get(&digest).await.ok().flatten(),
+            None => None,
+        };
         let fetched: Result<(Vec<u8>, Option<String>), FetchFailure> = match known {
             Some(bytes) => Ok((bytes, None)),
             None => session
@@ -362,7 +366,7 @@ impl DomainRun<'_> {
             {
                 Ok(response) => {
                     total += response.body.len() as u64;
-                    keep_blob(fetcher.blobs(), &response.body);
+                    keep_blob_async(fetcher.blobs(), &response.body).await;
                     normalize::record_file(record, path, &response.body);
                 }
                 Err(failure) => record.diagnostics.push(
@@ -495,11 +499,23 @@ fn is_soft_not_found(response: &Response) -> bool {
     html && first == Some(&b'<')
 }
 
-/// Keeps fetched bytes in the blob store, when the crawl keeps anything. A failure to write
-/// is logged and otherwise ignored: the blob store is a cache.
+/// Keeps fetched bytes in the blob store from async code, on the blocking pool.
+async fn keep_blob_async(blobs: Option<&Blobs>, bytes: &[u8]) -> Option<Digest> {
+    match blobs?.put(bytes.to_vec()).await {
+        Ok(digest) => Some(digest),
+        Err(error) => {
+            tracing::warn!(%error, "cannot write to the blob store");
+            None
+        }
+    }
+}
+
+/// Keeps fetched bytes in the blob store, when the crawl keeps anything; for code on the
+/// blocking pool. A failure to write is logged and otherwise ignored: the blob store is a
+/// cache.
 fn keep_blob(blobs: Option<&Blobs>, bytes: &[u8]) -> Option<Digest> {
     let blobs = blobs?;
-    match blobs.put(bytes) {
+    match blobs.blocking().put(bytes) {
         Ok(digest) => Some(digest),
         Err(error) => {
             tracing::warn!(%error, "cannot write to the blob store");

@@ -15,6 +15,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use formats::Digest;
@@ -22,33 +23,93 @@ use formats::Digest;
 /// The folder inside the data directory.
 pub const BLOBS_DIR: &str = "blobs";
 
-/// A content-addressed store of byte strings.
+/// A content-addressed store of byte strings. Blocking; async code goes through [`Blobs`].
+pub trait BlobStore: Send + Sync + std::fmt::Debug {
+    /// Returns true when the bytes with `digest` are stored.
+    fn contains(&self, digest: &Digest) -> bool;
+
+    /// Returns the bytes with `digest`, if stored and intact: bytes that no longer match
+    /// their digest (disk corruption, a hand edit) are treated as absent.
+    fn get(&self, digest: &Digest) -> std::io::Result<Option<Vec<u8>>>;
+
+    /// Stores `bytes` and returns their digest. Storing bytes already present is cheap.
+    fn put(&self, bytes: &[u8]) -> std::io::Result<Digest>;
+}
+
+/// The blobs: a cheap-to-clone handle on a [`BlobStore`] whose `async` methods run on the
+/// blocking pool (hashing and writing a 32 MiB archive must not hold an async worker).
 #[derive(Debug, Clone)]
 pub struct Blobs {
-    root: PathBuf,
+    backend: Arc<dyn BlobStore>,
 }
 
 impl Blobs {
-    /// Opens (creating it if needed) the store inside `data_dir`.
+    /// Opens (creating it if needed) the file blob store inside `data_dir`.
     pub fn open(data_dir: &Path) -> std::io::Result<Blobs> {
+        Ok(Blobs::from_backend(Arc::new(FileBlobs::open(data_dir)?)))
+    }
+
+    /// Returns a handle on `backend`.
+    pub fn from_backend(backend: Arc<dyn BlobStore>) -> Blobs {
+        Blobs { backend }
+    }
+
+    /// Returns the backend, for code that runs on a blocking thread already.
+    pub fn blocking(&self) -> &dyn BlobStore {
+        self.backend.as_ref()
+    }
+
+    /// Returns true when the bytes with `digest` are stored.
+    pub async fn contains(&self, digest: &Digest) -> bool {
+        let (backend, digest) = (Arc::clone(&self.backend), *digest);
+        tokio::task::spawn_blocking(move || backend.contains(&digest))
+            .await
+            .unwrap_or(false)
+    }
+
+    /// Returns the bytes with `digest`, if stored and intact.
+    pub async fn get(&self, digest: &Digest) -> std::io::Result<Option<Vec<u8>>> {
+        let (backend, digest) = (Arc::clone(&self.backend), *digest);
+        tokio::task::spawn_blocking(move || backend.get(&digest))
+            .await
+            .map_err(std::io::Error::other)?
+    }
+
+    /// Stores `bytes` and returns their digest.
+    pub async fn put(&self, bytes: Vec<u8>) -> std::io::Result<Digest> {
+        let backend = Arc::clone(&self.backend);
+        tokio::task::spawn_blocking(move || backend.put(&bytes))
+            .await
+            .map_err(std::io::Error::other)?
+    }
+}
+
+/// Blobs as files: `blobs/ab/abcdef…` in the data directory.
+#[derive(Debug, Clone)]
+pub struct FileBlobs {
+    root: PathBuf,
+}
+
+impl FileBlobs {
+    /// Opens (creating it if needed) the store inside `data_dir`.
+    pub fn open(data_dir: &Path) -> std::io::Result<FileBlobs> {
         let root = data_dir.join(BLOBS_DIR);
         fs::create_dir_all(&root)?;
-        Ok(Blobs { root })
+        Ok(FileBlobs { root })
     }
 
     fn path(&self, digest: &Digest) -> PathBuf {
         let hex = digest.hex();
         self.root.join(&hex[..2]).join(hex)
     }
+}
 
-    /// Returns true when the bytes with `digest` are stored.
-    pub fn contains(&self, digest: &Digest) -> bool {
+impl BlobStore for FileBlobs {
+    fn contains(&self, digest: &Digest) -> bool {
         self.path(digest).is_file()
     }
 
-    /// Returns the bytes with `digest`, if stored and intact. A file whose content no longer
-    /// matches its name (disk corruption, a hand edit) is treated as absent.
-    pub fn get(&self, digest: &Digest) -> std::io::Result<Option<Vec<u8>>> {
+    fn get(&self, digest: &Digest) -> std::io::Result<Option<Vec<u8>>> {
         match fs::read(self.path(digest)) {
             Ok(bytes) if Digest::of(&bytes) == *digest => Ok(Some(bytes)),
             Ok(_) => Ok(None),
@@ -57,8 +118,7 @@ impl Blobs {
         }
     }
 
-    /// Stores `bytes` and returns their digest. Storing bytes already present is cheap.
-    pub fn put(&self, bytes: &[u8]) -> std::io::Result<Digest> {
+    fn put(&self, bytes: &[u8]) -> std::io::Result<Digest> {
         let digest = Digest::of(bytes);
         let path = self.path(&digest);
         if path.is_file() {
@@ -91,7 +151,7 @@ mod tests {
     fn stores_by_digest_and_detects_corruption() {
         let dir = std::env::temp_dir().join(format!("skillscout-blobs-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        let blobs = Blobs::open(&dir).unwrap();
+        let blobs = FileBlobs::open(&dir).unwrap();
         let digest = blobs.put(b"hello").unwrap();
         assert_eq!(digest, Digest::of(b"hello"));
         assert!(blobs.contains(&digest));

@@ -1,26 +1,263 @@
 //! skillscout's crawl state: records with tombstones and a change log, per-domain status,
 //! HTTP cache entries, and content-addressed blobs.
 //!
+//! Callers hold two handles, [`Store`] and [`Blobs`]. Behind each is a backend trait —
+//! [`RecordStore`] and [`HttpCacheStore`] for the store, [`BlobStore`] for the blobs — whose
+//! only implementations today are the embedded ones ([`EmbeddedStore`], one redb file, and
+//! [`FileBlobs`], one file per blob). A server backend (PostgreSQL, for several crawl workers
+//! and serving replicas) implements the same traits and is handed to
+//! [`Store::from_backend`] and [`Blobs::from_backend`]: callers do not change.
+//!
+//! The traits are blocking on purpose: redb is, the crawl's store writer and the index sync
+//! run on blocking threads already, and a network backend can drive its async client from
+//! the blocking pool with `Handle::block_on`. Async code never calls them directly: the
+//! handles' `async` methods run each call on the blocking pool, so no database or disk work
+//! holds an async worker. Code that is already on a blocking thread uses
+//! [`Store::blocking`] and [`Blobs::blocking`].
+//!
 //! # Layout
 //!
-//! - [`embedded`]: the embedded backend, one redb database in the data directory.
+//! - [`types`]: the values stored ([`StoredRecord`], [`DomainStatus`], [`CacheEntry`], …).
+//! - `apply`: which records a domain's crawl adds, updates and removes (every backend applies
+//!   the same rule).
+//! - [`embedded`]: the redb backend.
+//! - [`blobs`]: content-addressed bytes ([`Blobs`], [`FileBlobs`]).
 //! - [`report`]: the crawl report (`skillscout crawl --report`), built from domain statuses.
-//! - [`blobs`]: content-addressed bytes in the data directory (artifacts, skill files, cached
-//!   bodies).
 //!
 //! # Invariants
 //!
 //! - Only this crate touches the crawl database and the blob files.
 //! - Every upsert and delete of a record gets the next number of one change log, so readers
 //!   (the search index, `/v1/changes`) see every change exactly once and in order.
+//! - Writes come in batches ([`RecordStore::apply`] takes many domains), and reads that can
+//!   grow with the web come in pages ([`RecordStore::changes_after`],
+//!   [`RecordStore::domains_after`]); one domain's records are bounded by its index.
+//! - No backend type (redb's or another) appears in a signature of this crate.
 
+mod apply;
 pub mod blobs;
 pub mod embedded;
 pub mod report;
+pub mod types;
 
-pub use blobs::Blobs;
-pub use embedded::{
-    ApplyStats, CacheEntry, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, STORE_FILE,
-    Store, StoreError, StoredRecord,
-};
+use std::fmt::Debug;
+use std::path::Path;
+use std::sync::Arc;
+
+use formats::Domain;
+use time::OffsetDateTime;
+use url::Url;
+
+pub use blobs::{BLOBS_DIR, BlobStore, Blobs, FileBlobs};
+pub use embedded::{EmbeddedStore, STORE_FILE};
 pub use report::{CrawlReport, DomainReport, Totals};
+pub use types::{
+    ApplyStats, CacheEntry, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, StoreError,
+    StoredRecord,
+};
+
+/// How many domain statuses one page of [`Store::domains`] reads.
+const DOMAIN_PAGE: usize = 1024;
+
+/// Records, their change log and per-domain status. Blocking; see the crate docs.
+pub trait RecordStore: Send + Sync + Debug {
+    /// Returns the stored record with `id`, tombstones included.
+    fn record(&self, id: &str) -> Result<Option<StoredRecord>, StoreError>;
+
+    /// Returns every record of `domain`, tombstones included, in id order.
+    fn records_of(&self, domain: &Domain) -> Result<Vec<StoredRecord>, StoreError>;
+
+    /// Returns the changes after sequence number `after`, oldest first, at most `limit`. A
+    /// record changed several times appears once, at its latest change.
+    fn changes_after(&self, after: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError>;
+
+    /// Returns the highest change sequence number (0 when nothing was stored yet).
+    fn last_seq(&self) -> Result<u64, StoreError>;
+
+    /// Stores the results of crawling several domains, with their HTTP cache updates, in one
+    /// transaction: a batch is stored whole or not at all. For each domain, `fresh` holds
+    /// the records built in this crawl and `status.indexes` the index URLs read successfully;
+    /// a stored live record of the domain that came from one of those indexes and is not in
+    /// `fresh` becomes a tombstone, and records of indexes that could not be read this time
+    /// are left alone. The statistics come back in the order of `updates`.
+    fn apply(
+        &self,
+        updates: Vec<DomainUpdate>,
+        now: OffsetDateTime,
+    ) -> Result<Vec<ApplyStats>, StoreError>;
+
+    /// Stores the result of crawling one domain: [`RecordStore::apply`] with a batch of one.
+    fn apply_domain(
+        &self,
+        status: &DomainStatus,
+        fresh: Vec<formats::Skill>,
+        now: OffsetDateTime,
+    ) -> Result<ApplyStats, StoreError> {
+        let update = DomainUpdate {
+            status: status.clone(),
+            fresh,
+            cache: Vec::new(),
+        };
+        let mut stats = self.apply(vec![update], now)?;
+        Ok(stats.pop().unwrap_or_default())
+    }
+
+    /// Returns the status of `domain`, if it was ever crawled.
+    fn domain(&self, domain: &Domain) -> Result<Option<DomainStatus>, StoreError>;
+
+    /// Returns at most `limit` domain statuses in domain order, starting after `after`.
+    fn domains_after(
+        &self,
+        after: Option<&Domain>,
+        limit: usize,
+    ) -> Result<Vec<DomainStatus>, StoreError>;
+
+    /// Returns the status of every domain ever crawled, in domain order, read page by page.
+    fn domains(&self) -> Result<Vec<DomainStatus>, StoreError> {
+        let mut all: Vec<DomainStatus> = Vec::new();
+        loop {
+            let after = all.last().map(|status| status.domain.clone());
+            let page = self.domains_after(after.as_ref(), DOMAIN_PAGE)?;
+            let done = page.len() < DOMAIN_PAGE;
+            all.extend(page);
+            if done {
+                return Ok(all);
+            }
+        }
+    }
+}
+
+/// HTTP cache entries by URL. Blocking; see the crate docs.
+pub trait HttpCacheStore: Send + Sync + Debug {
+    /// Returns the cache entry for `url`.
+    fn cached(&self, url: &Url) -> Result<Option<CacheEntry>, StoreError>;
+
+    /// Stores (or, with `None`, forgets) the cache entry for `url`.
+    fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError>;
+}
+
+/// A backend that keeps both records and cache entries.
+pub trait Backend: RecordStore + HttpCacheStore {}
+
+impl<T: RecordStore + HttpCacheStore> Backend for T {}
+
+/// The crawl state: a cheap-to-clone handle on a [`Backend`].
+#[derive(Debug, Clone)]
+pub struct Store {
+    backend: Arc<dyn Backend>,
+}
+
+impl Store {
+    /// Opens (creating if needed) the embedded store in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Store, StoreError> {
+        Ok(Store::from_backend(Arc::new(EmbeddedStore::open(
+            data_dir,
+        )?)))
+    }
+
+    /// Returns a handle on `backend`.
+    pub fn from_backend(backend: Arc<dyn Backend>) -> Store {
+        Store { backend }
+    }
+
+    /// Returns the backend, for code that runs on a blocking thread already.
+    pub fn blocking(&self) -> &dyn Backend {
+        self.backend.as_ref()
+    }
+
+    /// Runs `call` on the backend on the blocking pool.
+    async fn run<T: Send + 'static>(
+        &self,
+        call: impl FnOnce(&dyn Backend) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let backend = Arc::clone(&self.backend);
+        tokio::task::spawn_blocking(move || call(backend.as_ref()))
+            .await
+            .map_err(|error| StoreError::Interrupted {
+                message: error.to_string(),
+            })?
+    }
+
+    /// Returns the stored record with `id`, tombstones included.
+    pub async fn record(&self, id: &str) -> Result<Option<StoredRecord>, StoreError> {
+        let id = id.to_owned();
+        self.run(move |backend| backend.record(&id)).await
+    }
+
+    /// Returns every record of `domain`, tombstones included, in id order.
+    pub async fn records_of(&self, domain: &Domain) -> Result<Vec<StoredRecord>, StoreError> {
+        let domain = domain.clone();
+        self.run(move |backend| backend.records_of(&domain)).await
+    }
+
+    /// Returns the changes after sequence number `after`, oldest first, at most `limit`.
+    pub async fn changes_after(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredRecord>, StoreError> {
+        self.run(move |backend| backend.changes_after(after, limit))
+            .await
+    }
+
+    /// Returns the highest change sequence number (0 when nothing was stored yet).
+    pub async fn last_seq(&self) -> Result<u64, StoreError> {
+        self.run(|backend| backend.last_seq()).await
+    }
+
+    /// Stores a batch of domains' crawls (see [`RecordStore::apply`]).
+    pub async fn apply(
+        &self,
+        updates: Vec<DomainUpdate>,
+        now: OffsetDateTime,
+    ) -> Result<Vec<ApplyStats>, StoreError> {
+        self.run(move |backend| backend.apply(updates, now)).await
+    }
+
+    /// Stores the result of crawling one domain (a batch of one).
+    pub async fn apply_domain(
+        &self,
+        status: &DomainStatus,
+        fresh: Vec<formats::Skill>,
+        now: OffsetDateTime,
+    ) -> Result<ApplyStats, StoreError> {
+        let status = status.clone();
+        self.run(move |backend| backend.apply_domain(&status, fresh, now))
+            .await
+    }
+
+    /// Returns the status of `domain`, if it was ever crawled.
+    pub async fn domain(&self, domain: &Domain) -> Result<Option<DomainStatus>, StoreError> {
+        let domain = domain.clone();
+        self.run(move |backend| backend.domain(&domain)).await
+    }
+
+    /// Returns a page of domain statuses (see [`RecordStore::domains_after`]).
+    pub async fn domains_after(
+        &self,
+        after: Option<&Domain>,
+        limit: usize,
+    ) -> Result<Vec<DomainStatus>, StoreError> {
+        let after = after.cloned();
+        self.run(move |backend| backend.domains_after(after.as_ref(), limit))
+            .await
+    }
+
+    /// Returns the status of every domain ever crawled, in domain order, read page by page.
+    pub async fn domains(&self) -> Result<Vec<DomainStatus>, StoreError> {
+        self.run(|backend| backend.domains()).await
+    }
+
+    /// Returns the cache entry for `url`.
+    pub async fn cached(&self, url: &Url) -> Result<Option<CacheEntry>, StoreError> {
+        let url = url.clone();
+        self.run(move |backend| backend.cached(&url)).await
+    }
+
+    /// Stores (or, with `None`, forgets) the cache entry for `url`.
+    pub async fn set_cached(&self, url: &Url, entry: Option<CacheEntry>) -> Result<(), StoreError> {
+        let url = url.clone();
+        self.run(move |backend| backend.set_cached(&url, entry.as_ref()))
+            .await
+    }
+}

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::embedded::{ApplyStats, CrawlErrorEntry, DomainStatus, Outcome};
+use crate::types::{ApplyStats, CrawlErrorEntry, DomainStatus, Outcome};
 use formats::skill::{Domain, Format};
 
 /// One domain's line of the report.

@@ -40,6 +40,7 @@ async fn the_fixture_web_yields_every_format() {
     assert_eq!(pdfworks.requests, 7);
     for record in data
         .store
+        .blocking()
         .records_of(&"pdfworks.test".parse().unwrap())
         .unwrap()
     {
@@ -53,7 +54,7 @@ async fn the_fixture_web_yields_every_format() {
         for file in &record.skill.files {
             let digest = file.sha256.expect("a digest per file");
             assert!(
-                data.blobs.contains(&digest),
+                data.blobs.blocking().contains(&digest),
                 "{} {}",
                 record.skill.id,
                 file.path
@@ -62,6 +63,7 @@ async fn the_fixture_web_yields_every_format() {
     }
     let archive = data
         .store
+        .blocking()
         .record("pdfworks.test/pdf-form-filling")
         .unwrap()
         .unwrap();
@@ -73,6 +75,7 @@ async fn the_fixture_web_yields_every_format() {
     assert_eq!((services.outcome, services.skills), (Outcome::Ok, 5));
     let private = data
         .store
+        .blocking()
         .record("services.test/test.services.payroll-audit-v1")
         .unwrap()
         .unwrap();
@@ -228,7 +231,7 @@ async fn a_stale_cache_is_revalidated_and_304_keeps_the_records() {
     let data = Data::new();
     let hosts = ["legacy-tools.test", "services.test"];
     let first = data.crawl(test_config(&server), &hosts).await;
-    let first_seq = data.store.last_seq().unwrap();
+    let first_seq = data.store.blocking().last_seq().unwrap();
     let hits_before = server.hits().len();
 
     let served: BTreeSet<(String, String)> = server
@@ -256,7 +259,7 @@ async fn a_stale_cache_is_revalidated_and_304_keeps_the_records() {
     assert_eq!(second.totals.unchanged, first.totals.added);
     assert_eq!(second.totals.updated, 0);
     assert_eq!(
-        data.store.last_seq().unwrap(),
+        data.store.blocking().last_seq().unwrap(),
         first_seq,
         "unchanged records were rewritten"
     );
@@ -277,7 +280,7 @@ async fn no_store_is_never_cached() {
     assert_eq!(second.totals.requests, before - 1);
     assert_eq!(conditional.load(Ordering::SeqCst), 0);
     let url = url::Url::parse("http://legacy-tools.test/.well-known/skills/index.json").unwrap();
-    assert!(data.store.cached(&url).unwrap().is_none());
+    assert!(data.store.blocking().cached(&url).unwrap().is_none());
 }
 
 #[tokio::test]
@@ -309,11 +312,12 @@ async fn a_skill_that_vanishes_becomes_a_tombstone() {
     assert_eq!(second.totals.updated, 1, "the index description changed");
     let gone = data
         .store
+        .blocking()
         .record("legacy-tools.test/csv-cleanup")
         .unwrap()
         .unwrap();
     assert!(gone.is_tombstone());
-    let changes = data.store.changes_after(0, 100).unwrap();
+    let changes = data.store.blocking().changes_after(0, 100).unwrap();
     assert!(changes.iter().any(|record| record.is_tombstone()));
 }
 
@@ -344,6 +348,7 @@ async fn an_unreadable_index_removes_nothing() {
     assert_eq!(second.totals.removed, 0);
     let kept = data
         .store
+        .blocking()
         .record("legacy-tools.test/csv-cleanup")
         .unwrap()
         .unwrap();
@@ -381,6 +386,7 @@ async fn credentials_reach_only_their_host() {
     assert_eq!(domain(&report, "private.test").outcome, Outcome::Ok);
     let record = data
         .store
+        .blocking()
         .record("private.test/secret-v1")
         .unwrap()
         .unwrap();
@@ -425,11 +431,17 @@ async fn prefetching_fetches_the_listed_files() {
     );
     let record = data
         .store
+        .blocking()
         .record("legacy-tools.test/csv-cleanup")
         .unwrap()
         .unwrap();
     let script = record.skill.file("scripts/clean.py").unwrap();
-    let bytes = data.blobs.get(&script.sha256.unwrap()).unwrap().unwrap();
+    let bytes = data
+        .blobs
+        .blocking()
+        .get(&script.sha256.unwrap())
+        .unwrap()
+        .unwrap();
     assert_eq!(Some(bytes.len() as u64), script.size);
 }
 
@@ -492,6 +504,7 @@ async fn ctrl_c_keeps_the_domains_already_done() {
     assert_eq!(done, ["pdfworks.test"]);
     assert_eq!(
         data.store
+            .blocking()
             .records_of(&"pdfworks.test".parse().unwrap())
             .unwrap()
             .len(),
@@ -531,7 +544,11 @@ async fn the_whole_corpus_crawls_with_verified_digests() {
     let mut seen = BTreeSet::new();
     for domain_entry in manifest["domains"].as_array().unwrap() {
         let name = domain_entry["domain"].as_str().unwrap();
-        let records = data.store.records_of(&name.parse().unwrap()).unwrap();
+        let records = data
+            .store
+            .blocking()
+            .records_of(&name.parse().unwrap())
+            .unwrap();
         for skill in domain_entry["skills"].as_array().unwrap() {
             let key = skill["key"].as_str().unwrap();
             let Some(record) = records

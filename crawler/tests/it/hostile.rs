@@ -770,6 +770,7 @@ async fn path_traversal_in_archives_is_refused() {
     for ((name, _, _), (_, _, code)) in entries.iter().zip(&archives) {
         let record = data
             .store
+            .blocking()
             .record(&format!("{HOSTILE}/{name}"))
             .unwrap()
             .unwrap();
@@ -812,6 +813,7 @@ async fn a_digest_mismatch_is_never_used() {
     assert_eq!(error_codes(line), ["digest_mismatch"]);
     let record = data
         .store
+        .blocking()
         .record("hostile.test/tool")
         .unwrap()
         .unwrap()

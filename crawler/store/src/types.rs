@@ -1,0 +1,159 @@
+//! The values the store keeps and hands out, whatever the backend.
+
+use formats::{Diagnostic, Digest, Domain, Format, Skill};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use url::Url;
+
+/// What went wrong with the store; the caller cannot crawl without it.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The data directory cannot be created or the database cannot be opened or written.
+    #[error("crawl store {location}: {message}")]
+    Database {
+        /// Where the store is: its database file or server.
+        location: String,
+        /// What the database said.
+        message: String,
+    },
+    /// A stored value cannot be decoded: the store was written by an incompatible version.
+    #[error("crawl store {location}: cannot decode {what}: {message}")]
+    Corrupt {
+        /// Where the store is: its database file or server.
+        location: String,
+        /// Which value.
+        what: String,
+        /// The decoding error.
+        message: String,
+    },
+    /// A blocking call into the store was cancelled or panicked; what it wrote, if anything,
+    /// is whole (every write is one transaction).
+    #[error("crawl store call did not finish: {message}")]
+    Interrupted {
+        /// Why.
+        message: String,
+    },
+}
+
+/// A record as stored: the normalised skill plus its place in the change log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredRecord {
+    /// The record.
+    pub skill: Skill,
+    /// When the skill vanished from its index; `None` while it is published.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub removed_at: Option<OffsetDateTime>,
+    /// The change sequence number of the record's last upsert or delete.
+    pub seq: u64,
+}
+
+impl StoredRecord {
+    /// Returns true when the record is a tombstone.
+    pub fn is_tombstone(&self) -> bool {
+        self.removed_at.is_some()
+    }
+}
+
+/// How a domain's last crawl ended (DESIGN.md §5 report `outcome`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// At least one index was read.
+    Ok,
+    /// The origin answered, but publishes no index.
+    NotFound,
+    /// robots.txt forbids the well-known paths, or could not be read (429, 5xx, unreachable).
+    Disallowed,
+    /// The origin could not be reached at all.
+    Unreachable,
+    /// Something else went wrong (a refused destination, an index that could not be used).
+    Error,
+}
+
+/// One error of a domain's crawl, as the report shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrawlErrorEntry {
+    /// Stable snake_case code.
+    pub code: String,
+    /// What happened.
+    pub message: String,
+    /// The URL it happened at.
+    pub url: String,
+}
+
+/// The state of one domain after its last crawl.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DomainStatus {
+    /// The domain.
+    pub domain: Domain,
+    /// The origin crawled, e.g. `https://example.com` or `https://example.com/docs`.
+    pub origin: String,
+    /// How the crawl ended.
+    pub outcome: Outcome,
+    /// The formats found.
+    pub formats: Vec<Format>,
+    /// The index URLs read successfully in the last crawl.
+    pub indexes: Vec<Url>,
+    /// Live skills after the crawl.
+    pub skills: usize,
+    /// HTTP requests made, robots.txt included.
+    pub requests: usize,
+    /// Errors of the crawl (at most a few hundred are listed).
+    pub errors: Vec<CrawlErrorEntry>,
+    /// Errors past the listed ones, counted only.
+    #[serde(default)]
+    pub errors_omitted: usize,
+    /// Index-level diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+    /// When the crawl of this domain finished.
+    #[serde(with = "time::serde::rfc3339")]
+    pub crawled_at: OffsetDateTime,
+    /// When an index of this domain was last read successfully; every live record was seen
+    /// then.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub last_success: Option<OffsetDateTime>,
+}
+
+/// A cached HTTP response: what is needed to decide freshness and to revalidate, and where
+/// the body is kept (in the blob store, by digest), for re-use on a 304 or while fresh.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheEntry {
+    /// The serialised `http_cache_semantics::CachePolicy`.
+    pub policy: serde_json::Value,
+    /// The response status: 200 for a stored body, 404 or 410 for a cached "not found".
+    #[serde(default = "ok_status")]
+    pub status: u16,
+    /// The digest of the body in the blob store (`None` for a cached "not found").
+    pub body: Option<Digest>,
+    /// When the response was stored.
+    #[serde(with = "time::serde::rfc3339")]
+    pub stored_at: OffsetDateTime,
+}
+
+fn ok_status() -> u16 {
+    200
+}
+
+/// What applying a domain's crawl changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApplyStats {
+    /// Records that did not exist (or were tombstones) before.
+    pub added: usize,
+    /// Records whose content changed.
+    pub updated: usize,
+    /// Records that vanished from an index read in this crawl.
+    pub removed: usize,
+    /// Records seen again with the same content.
+    pub unchanged: usize,
+}
+
+/// One domain's crawl, as the store takes it.
+#[derive(Debug, Clone)]
+pub struct DomainUpdate {
+    /// The domain's status after the crawl.
+    pub status: DomainStatus,
+    /// The records built in this crawl.
+    pub fresh: Vec<Skill>,
+    /// HTTP cache entries to store (`Some`) or forget (`None`).
+    pub cache: Vec<(Url, Option<CacheEntry>)>,
+}

@@ -1,0 +1,260 @@
+//! One conformance suite for the `store` traits, run against every backend: each backend gets
+//! a module below that opens it and runs every check of the suite.
+
+use std::path::{Path, PathBuf};
+
+use formats::index;
+use formats::normalize::{self, Fetched, Source};
+use formats::{Digest, Domain, Format, Skill};
+use store::{ApplyStats, CacheEntry, DomainStatus, Outcome, Store};
+use time::OffsetDateTime;
+use time::macros::datetime;
+use url::Url;
+
+const T1: OffsetDateTime = datetime!(2026-11-01 10:00 UTC);
+const T2: OffsetDateTime = datetime!(2026-11-02 10:00 UTC);
+const T3: OffsetDateTime = datetime!(2026-11-03 10:00 UTC);
+
+fn index_url() -> Url {
+    Url::parse("https://example.test/.well-known/skills/index.json").unwrap()
+}
+
+/// Builds records the way the crawler does, from a v0.1 index and SKILL.md texts.
+fn skills(entries: &[(&str, &str)], seen_at: OffsetDateTime) -> Vec<Skill> {
+    let list: Vec<serde_json::Value> = entries
+        .iter()
+        .map(|(name, _)| serde_json::json!({"name": name, "description": "d", "files": ["SKILL.md"]}))
+        .collect();
+    let document = serde_json::json!({"skills": list}).to_string();
+    let parsed = index::parse(document.as_bytes(), &index_url());
+    let source = Source::new(index_url()).unwrap();
+    let mut out = Vec::new();
+    for (entry, (name, description)) in parsed.entries.iter().zip(entries) {
+        let text = format!("---\nname: {name}\ndescription: {description}\n---\nbody\n");
+        out.push(normalize::agent_skill(
+            &source,
+            entry,
+            Fetched::Bytes {
+                bytes: text.as_bytes(),
+                content_type: None,
+            },
+            seen_at,
+        ));
+    }
+    out
+}
+
+fn status(now: OffsetDateTime, indexes: Vec<Url>) -> DomainStatus {
+    DomainStatus {
+        domain: "example.test".parse().unwrap(),
+        origin: "https://example.test".to_owned(),
+        outcome: Outcome::Ok,
+        formats: vec![Format::AgentSkills],
+        indexes,
+        skills: 0,
+        requests: 3,
+        errors: Vec::new(),
+        errors_omitted: 0,
+        diagnostics: Vec::new(),
+        crawled_at: now,
+        last_success: Some(now),
+    }
+}
+
+/// Crawl after crawl, a store keeps history: unchanged records are not rewritten, changes
+/// and removals are logged once each, tombstones come back to life keeping `first_seen`.
+pub(crate) async fn incremental_crawls_keep_history_and_tombstones(store: Store) {
+    let domain: Domain = "example.test".parse().unwrap();
+
+    let first = skills(&[("alpha", "First."), ("beta", "Second.")], T1);
+    let stats = store
+        .apply_domain(&status(T1, vec![index_url()]), first, T1)
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.added, stats.updated, stats.removed, stats.unchanged),
+        (2, 0, 0, 0)
+    );
+    assert_eq!(store.last_seq().await.unwrap(), 2);
+
+    // Same content again: nothing is rewritten, no change is logged.
+    let again = skills(&[("alpha", "First."), ("beta", "Second.")], T2);
+    let stats = store
+        .apply_domain(&status(T2, vec![index_url()]), again, T2)
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.added, stats.updated, stats.removed, stats.unchanged),
+        (0, 0, 0, 2)
+    );
+    assert_eq!(store.last_seq().await.unwrap(), 2);
+    let alpha = store.record("example.test/alpha").await.unwrap().unwrap();
+    assert_eq!(alpha.skill.last_changed, T1);
+
+    // beta changes, alpha vanishes, gamma appears.
+    let third = skills(&[("beta", "Changed."), ("gamma", "Third.")], T3);
+    let stats = store
+        .apply_domain(&status(T3, vec![index_url()]), third, T3)
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.added, stats.updated, stats.removed, stats.unchanged),
+        (1, 1, 1, 0)
+    );
+    let alpha = store.record("example.test/alpha").await.unwrap().unwrap();
+    assert_eq!(alpha.removed_at, Some(T3));
+    let beta = store.record("example.test/beta").await.unwrap().unwrap();
+    assert_eq!(beta.skill.first_seen, T1);
+    assert_eq!(beta.skill.last_changed, T3);
+    assert_eq!(beta.skill.description, "Changed.");
+
+    // The change log lists each record once, at its latest change, oldest first.
+    let changes = store.changes_after(0, 100).await.unwrap();
+    let ids: Vec<(String, bool)> = changes
+        .iter()
+        .map(|record| (record.skill.name.to_string(), record.is_tombstone()))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("beta".to_owned(), false),
+            ("gamma".to_owned(), false),
+            ("alpha".to_owned(), true)
+        ]
+    );
+    assert_eq!(store.changes_after(4, 100).await.unwrap().len(), 1);
+    assert_eq!(store.changes_after(0, 1).await.unwrap().len(), 1);
+    assert_eq!(store.records_of(&domain).await.unwrap().len(), 3);
+
+    // An index that could not be read this time removes nothing.
+    let stats = store
+        .apply_domain(&status(T3, vec![]), Vec::new(), T3)
+        .await
+        .unwrap();
+    assert_eq!(stats, ApplyStats::default());
+    assert_eq!(
+        store.domain(&domain).await.unwrap().unwrap().indexes,
+        Vec::<Url>::new()
+    );
+
+    // A tombstone that comes back is added again and keeps its first_seen.
+    let back = skills(&[("alpha", "First.")], T3);
+    let stats = store
+        .apply_domain(&status(T3, vec![index_url()]), back, T3)
+        .await
+        .unwrap();
+    assert_eq!(stats.added, 1);
+    let alpha = store.record("example.test/alpha").await.unwrap().unwrap();
+    assert!(!alpha.is_tombstone());
+    assert_eq!(alpha.skill.first_seen, T1);
+}
+
+/// What one handle stored, another handle on the same backend reads; a domain never sees
+/// another's records.
+pub(crate) async fn state_survives_reopening_and_domains_do_not_mix(open: impl Fn() -> Store) {
+    {
+        let store = open();
+        store
+            .apply_domain(
+                &status(T1, vec![index_url()]),
+                skills(&[("alpha", "A.")], T1),
+                T1,
+            )
+            .await
+            .unwrap();
+        let entry = CacheEntry {
+            policy: serde_json::json!({"any": "policy"}),
+            status: 200,
+            body: Some(Digest::of(b"{}")),
+            stored_at: T1,
+        };
+        store.set_cached(&index_url(), Some(entry)).await.unwrap();
+    }
+    let store = open();
+    assert!(store.record("example.test/alpha").await.unwrap().is_some());
+    assert_eq!(store.domains().await.unwrap().len(), 1);
+    assert_eq!(
+        store.cached(&index_url()).await.unwrap().unwrap().body,
+        Some(Digest::of(b"{}"))
+    );
+    store.set_cached(&index_url(), None).await.unwrap();
+    assert!(store.cached(&index_url()).await.unwrap().is_none());
+    // A domain that is a prefix of another does not see its records.
+    let other: Domain = "example.test.evil".parse().unwrap();
+    assert!(store.records_of(&other).await.unwrap().is_empty());
+    let longer: Domain = "example.tes".parse().unwrap();
+    assert!(store.records_of(&longer).await.unwrap().is_empty());
+}
+
+/// Statuses come back in domain order, page by page, with nothing lost between pages.
+pub(crate) async fn domains_come_in_pages(store: Store) {
+    for name in ["c.test", "a.test", "b.test"] {
+        let mut domain_status = status(T1, vec![]);
+        domain_status.domain = name.parse().unwrap();
+        store
+            .apply_domain(&domain_status, Vec::new(), T1)
+            .await
+            .unwrap();
+    }
+    let first = store.domains_after(None, 2).await.unwrap();
+    let names: Vec<&str> = first.iter().map(|s| s.domain.as_str()).collect();
+    assert_eq!(names, ["a.test", "b.test"]);
+    let rest = store
+        .domains_after(Some(&first[1].domain), 2)
+        .await
+        .unwrap();
+    let names: Vec<&str> = rest.iter().map(|s| s.domain.as_str()).collect();
+    assert_eq!(names, ["c.test"]);
+    assert_eq!(store.domains().await.unwrap().len(), 3);
+}
+
+mod embedded {
+    use super::*;
+
+    #[tokio::test]
+    async fn incremental_crawls_keep_history_and_tombstones() {
+        let dir = tempdir();
+        super::incremental_crawls_keep_history_and_tombstones(Store::open(&dir).unwrap()).await;
+    }
+
+    #[tokio::test]
+    async fn state_survives_reopening_and_domains_do_not_mix() {
+        let dir = tempdir();
+        super::state_survives_reopening_and_domains_do_not_mix(|| Store::open(&dir).unwrap()).await;
+    }
+
+    #[tokio::test]
+    async fn domains_come_in_pages() {
+        let dir = tempdir();
+        super::domains_come_in_pages(Store::open(&dir).unwrap()).await;
+    }
+}
+
+/// A fresh directory, removed when the guard is dropped.
+struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tempdir() -> TempDir {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "skillscout-store-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    TempDir(dir)
+}
