@@ -1,16 +1,20 @@
-//! Per-host HTTP headers from `--credentials FILE`, so that a publisher can let skillscout see
-//! its own `private` skill-sharing entries.
+//! Per-origin HTTP headers from `--credentials FILE`, so that a publisher can let skillscout
+//! see its own `private` skill-sharing entries.
 //!
-//! The file is a JSON object from host (as in a domain: `host` or `host:port`) to an object of
-//! header names and values:
+//! The file is a JSON object from an origin key to an object of header names and values:
 //!
 //! ```json
-//! { "services.example.com": { "Authorization": "Bearer 3f9c…" } }
+//! { "services.example.com": { "Authorization": "Bearer 3f9c…" },
+//!   "http://staging.example.com:8080": { "Authorization": "Bearer 71ab…" } }
 //! ```
 //!
-//! Headers go only to requests whose URL host (and port) is exactly that key: never to another
-//! host, including across a redirect, which the fetch layer follows hop by hop. Values are
-//! marked sensitive and never appear in logs, reports or `Debug` output.
+//! A key `host[:port]` (or `https://host[:port]`) means that host over https only; a key
+//! `http://host[:port]` opts in to plain http for that host (DESIGN.md §5). Headers go only to
+//! requests whose scheme, host and port are exactly those of a key: never to another origin,
+//! including across a redirect, which the fetch layer follows hop by hop, and never on a hop
+//! that follows a redirect from https to http (the fetch layer asks [`Credentials::for_url`]
+//! only while the chain has not been downgraded). Values are marked sensitive and never appear
+//! in logs, reports or `Debug` output.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -35,10 +39,48 @@ const REFUSED_HEADERS: [&str; 7] = [
     "trailer",
 ];
 
-/// Headers to send per host.
+/// The scheme a credentials key allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Scheme {
+    Https,
+    Http,
+}
+
+impl Scheme {
+    fn of(url: &Url) -> Option<Scheme> {
+        match url.scheme() {
+            "https" => Some(Scheme::Https),
+            "http" => Some(Scheme::Http),
+            _ => None,
+        }
+    }
+
+    fn prefix(self) -> &'static str {
+        match self {
+            Scheme::Https => "",
+            Scheme::Http => "http://",
+        }
+    }
+}
+
+/// Reads a key: `host[:port]` and `https://host[:port]` mean https, `http://host[:port]` http.
+fn parse_key(key: &str) -> Option<(Scheme, Domain)> {
+    let (scheme, host) = if let Some(rest) = key.strip_prefix("http://") {
+        (Scheme::Http, rest)
+    } else if let Some(rest) = key.strip_prefix("https://") {
+        (Scheme::Https, rest)
+    } else {
+        (Scheme::Https, key)
+    };
+    // A trailing slash is harmless; any other path, query or fragment is not an origin.
+    let host = host.strip_suffix('/').unwrap_or(host);
+    Some((scheme, host.parse().ok()?))
+}
+
+/// Headers to send per origin.
 #[derive(Clone, Default)]
 pub struct Credentials {
-    by_host: BTreeMap<Domain, HeaderMap>,
+    by_origin: BTreeMap<(Scheme, Domain), HeaderMap>,
 }
 
 impl Credentials {
@@ -59,11 +101,13 @@ impl Credentials {
                     error.column()
                 )
             })?;
-        let mut by_host = BTreeMap::new();
+        let mut by_origin = BTreeMap::new();
         for (host, headers) in raw {
-            let domain: Domain = host
-                .parse()
-                .map_err(|_| format!("credentials: {host:?} is not a host or host:port"))?;
+            let origin = parse_key(&host).ok_or_else(|| {
+                format!(
+                    "credentials: {host:?} is not a host, host:port, or http:// or https:// followed by one"
+                )
+            })?;
             let mut map = HeaderMap::new();
             for (name, value) in headers {
                 let header = HeaderName::from_bytes(name.as_bytes())
@@ -81,25 +125,31 @@ impl Credentials {
                 value.set_sensitive(true);
                 map.append(header, value);
             }
-            by_host.insert(domain, map);
+            if by_origin.insert(origin, map).is_some() {
+                return Err(format!(
+                    "credentials: {host:?} names an origin that another key names too"
+                ));
+            }
         }
-        Ok(Credentials { by_host })
+        Ok(Credentials { by_origin })
     }
 
-    /// Returns the headers for a request to `url`, if its host has credentials.
+    /// Returns the headers for a request to `url`, if its origin (scheme, host and port) has
+    /// credentials.
     pub fn for_url(&self, url: &Url) -> Option<&HeaderMap> {
+        let scheme = Scheme::of(url)?;
         let domain = Domain::from_url(url).ok()?;
-        self.by_host.get(&domain)
+        self.by_origin.get(&(scheme, domain))
     }
 
     /// Returns the hosts that have credentials.
     pub fn hosts(&self) -> impl Iterator<Item = &Domain> {
-        self.by_host.keys()
+        self.by_origin.keys().map(|(_, domain)| domain)
     }
 
-    /// Returns true when no host has credentials.
+    /// Returns true when no origin has credentials.
     pub fn is_empty(&self) -> bool {
-        self.by_host.is_empty()
+        self.by_origin.is_empty()
     }
 }
 
@@ -107,9 +157,9 @@ impl fmt::Debug for Credentials {
     /// Names the hosts and header names only.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut map = f.debug_map();
-        for (host, headers) in &self.by_host {
+        for ((scheme, host), headers) in &self.by_origin {
             let names: Vec<&str> = headers.keys().map(HeaderName::as_str).collect();
-            map.entry(&host.as_str(), &names);
+            map.entry(&format!("{}{host}", scheme.prefix()), &names);
         }
         map.finish()
     }
@@ -152,6 +202,32 @@ mod tests {
         assert!(debug.contains("authorization"), "{debug}");
     }
 
+    // See: the hardening issue, defect 4 (credentials were sent over plain http).
+    #[test]
+    fn a_bare_host_means_https_only_and_http_must_be_asked_for() {
+        let credentials = Credentials::parse(
+            br#"{"secure.test": {"X-Key": "a"}, "http://plain.test:8080": {"X-Key": "b"}}"#,
+        )
+        .unwrap();
+        let url = |raw: &str| Url::parse(raw).unwrap();
+        assert!(credentials.for_url(&url("https://secure.test/x")).is_some());
+        assert!(credentials.for_url(&url("http://secure.test/x")).is_none());
+        assert!(
+            credentials
+                .for_url(&url("http://plain.test:8080/x"))
+                .is_some()
+        );
+        assert!(
+            credentials
+                .for_url(&url("https://plain.test:8080/x"))
+                .is_none()
+        );
+        assert!(credentials.for_url(&url("http://plain.test/x")).is_none());
+        let explicit = Credentials::parse(br#"{"https://secure.test/": {"X-Key": "a"}}"#).unwrap();
+        assert!(explicit.for_url(&url("https://secure.test/x")).is_some());
+        assert!(explicit.for_url(&url("http://secure.test/x")).is_none());
+    }
+
     #[test]
     fn bad_files_are_refused_without_quoting_secrets() {
         for (bad, expected) in [
@@ -161,6 +237,12 @@ mod tests {
             ),
             (br#"["x"]"#, "not a JSON object"),
             (br#"{"a/b": {}}"#, "is not a host"),
+            (br#"{"ftp://a.test": {}}"#, "is not a host"),
+            (br#"{"https://a.test/path": {}}"#, "is not a host"),
+            (
+                br#"{"a.test": {}, "https://a.test": {}}"#,
+                "another key names too",
+            ),
             (br#"{"a.test": {"bad name": "x"}}"#, "invalid header name"),
             (br#"{"a.test": {"Host": "x"}}"#, "cannot be set"),
             (

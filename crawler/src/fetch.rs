@@ -397,10 +397,12 @@ impl Session<'_> {
         let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
         let mut conditional = stale.as_ref().map(|stale| stale.conditional.clone());
         let mut redirects = 0;
+        // Once a redirect has gone from https to http, no hop of this chain gets credentials.
+        let mut downgraded = false;
         loop {
             self.check_destination(&current).await?;
             let exchange = self
-                .exchange(&current, conditional.as_ref(), limit, true)
+                .exchange(&current, conditional.as_ref(), limit, true, !downgraded)
                 .await?;
             let status = exchange.status;
 
@@ -448,6 +450,7 @@ impl Session<'_> {
                 }
                 // A conditional request is only for the URL that was cached.
                 conditional = None;
+                downgraded |= current.scheme() == "https" && next.scheme() == "http";
                 current = next;
                 continue;
             }
@@ -480,9 +483,12 @@ impl Session<'_> {
     ) -> Result<(StatusCode, Vec<u8>), FetchFailure> {
         let mut current = url.clone();
         let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
+        let mut downgraded = false;
         for _ in 0..=self.fetcher.settings.max_redirects {
             check_scheme_and_literal(&current, self.fetcher.settings.allow_private)?;
-            let exchange = self.exchange(&current, None, limit, false).await?;
+            let exchange = self
+                .exchange(&current, None, limit, false, !downgraded)
+                .await?;
             if exchange.status.is_redirection() && exchange.status != StatusCode::NOT_MODIFIED {
                 let next = redirect_target(&current, &exchange.headers)?;
                 if !visited.insert(next.clone()) {
@@ -492,6 +498,7 @@ impl Session<'_> {
                         format!("redirects back to {next}, already visited"),
                     ));
                 }
+                downgraded |= current.scheme() == "https" && next.scheme() == "http";
                 current = next;
                 continue;
             }
@@ -538,6 +545,7 @@ impl Session<'_> {
         conditional: Option<&HeaderMap>,
         limit: BodyLimit,
         use_crawl_delay: bool,
+        send_credentials: bool,
     ) -> Result<Exchange, FetchFailure> {
         let settings = &self.fetcher.settings;
         let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
@@ -554,7 +562,7 @@ impl Session<'_> {
                 .client
                 .get(url.as_str())
                 .header(USER_AGENT, settings.user_agent.as_str());
-            if let Some(headers) = settings.credentials.for_url(url) {
+            if send_credentials && let Some(headers) = settings.credentials.for_url(url) {
                 request = request.headers(headers.clone());
             }
             if let Some(conditional) = conditional {

@@ -378,10 +378,28 @@ async fn credentials_reach_only_their_host() {
         }
     })
     .await;
-    let data = Data::new();
+    // A bare host key means https only (DESIGN.md §5): over plain http nothing is sent.
+    // See: the hardening issue, defect 4.
+    let https_only = Data::new();
     let mut config = test_config(&server);
     config.fetch.credentials =
         Credentials::parse(br#"{"private.test": {"Authorization": "Bearer s3cret"}}"#).unwrap();
+    https_only.crawl(config, &["private.test"]).await;
+    assert!(
+        server
+            .hits()
+            .iter()
+            .all(|hit| !hit.headers.contains_key("authorization")),
+        "a host key sent credentials over http"
+    );
+    server.clear_hits();
+
+    // `http://host` opts in to plain http for that host, and only that host.
+    let data = Data::new();
+    let mut config = test_config(&server);
+    config.fetch.credentials =
+        Credentials::parse(br#"{"http://private.test": {"Authorization": "Bearer s3cret"}}"#)
+            .unwrap();
     let report = data.crawl(config, &["private.test"]).await;
     assert_eq!(domain(&report, "private.test").outcome, Outcome::Ok);
     let record = data

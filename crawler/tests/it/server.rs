@@ -202,6 +202,11 @@ impl TestServer {
         self.hits.lock().unwrap().clone()
     }
 
+    /// Forgets the requests seen so far.
+    pub(crate) fn clear_hits(&self) {
+        self.hits.lock().unwrap().clear();
+    }
+
     /// Returns the requests seen for `host`.
     pub(crate) fn hits_for(&self, host: &str) -> Vec<Hit> {
         self.hits()
