@@ -9,18 +9,33 @@ use url::Url;
 
 use crate::types::{ApplyStats, DomainStatus, StoredRecord};
 
+/// What applying a domain's crawl writes.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    /// New and changed records and new tombstones: each gets the next change number.
+    pub(crate) changes: Vec<StoredRecord>,
+    /// Records seen again unchanged: rewritten with the new `last_seen` (DESIGN.md §2: the
+    /// latest crawl that saw it, changed or not) but keeping their change number, so readers
+    /// of the change log are not told of a change that did not happen.
+    pub(crate) seen: Vec<StoredRecord>,
+    /// What changed, counted.
+    pub(crate) stats: ApplyStats,
+}
+
 /// Decides which records of a domain to write: new and changed ones (keeping `first_seen`),
-/// and tombstones for the ones that vanished from an index read in this crawl.
+/// unchanged ones with their new `last_seen`, and tombstones for the ones that vanished from
+/// an index read in this crawl.
 pub(crate) fn plan_domain(
     status: &DomainStatus,
     fresh: Vec<Skill>,
     existing: Vec<StoredRecord>,
     now: OffsetDateTime,
-) -> (Vec<StoredRecord>, ApplyStats) {
+) -> Plan {
     let read_indexes: BTreeSet<&str> = status.indexes.iter().map(Url::as_str).collect();
     let fresh_ids: BTreeSet<String> = fresh.iter().map(|skill| skill.id.to_string()).collect();
     let mut stats = ApplyStats::default();
     let mut writes: Vec<StoredRecord> = Vec::new();
+    let mut seen: Vec<StoredRecord> = Vec::new();
 
     let by_id: HashMap<&SkillId, &StoredRecord> = existing
         .iter()
@@ -31,6 +46,11 @@ pub(crate) fn plan_domain(
         match previous {
             Some(old) if !old.is_tombstone() && same_content(&old.skill, &skill) => {
                 stats.unchanged += 1;
+                if skill.last_seen > old.skill.last_seen {
+                    let mut again = old.clone();
+                    again.skill.last_seen = skill.last_seen;
+                    seen.push(again);
+                }
                 continue;
             }
             Some(old) if !old.is_tombstone() => {
@@ -63,7 +83,11 @@ pub(crate) fn plan_domain(
             ..old
         });
     }
-    (writes, stats)
+    Plan {
+        changes: writes,
+        seen,
+        stats,
+    }
 }
 
 /// True when two records of the same skill say the same thing; the crawl times differ on

@@ -195,8 +195,15 @@ impl RecordStore for EmbeddedStore {
 
             for update in updates {
                 let existing = self.read_records_of(&records, &update.status.domain)?;
-                let (writes, stats) = plan_domain(&update.status, update.fresh, existing, now);
-                for mut record in writes {
+                let plan = plan_domain(&update.status, update.fresh, existing, now);
+                for record in &plan.seen {
+                    let id = record.skill.id.to_string();
+                    let bytes = self.encode(&id, record)?;
+                    records
+                        .insert(id.as_str(), bytes.as_slice())
+                        .map_err(|e| self.error(e))?;
+                }
+                for mut record in plan.changes {
                     seq += 1;
                     record.seq = seq;
                     let id = record.skill.id.to_string();
@@ -225,7 +232,7 @@ impl RecordStore for EmbeddedStore {
                         }
                     }
                 }
-                all_stats.push(stats);
+                all_stats.push(plan.stats);
             }
         }
         // Dropping the transaction on an error above aborts it: a batch is stored whole or

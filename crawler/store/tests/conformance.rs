@@ -61,8 +61,8 @@ fn status(now: OffsetDateTime, indexes: Vec<Url>) -> DomainStatus {
     }
 }
 
-/// Crawl after crawl, a store keeps history: unchanged records are not rewritten, changes
-/// and removals are logged once each, tombstones come back to life keeping `first_seen`.
+/// Crawl after crawl, a store keeps history: unchanged records log no change but advance
+/// `last_seen`, changes and removals are logged once each, tombstones come back to life keeping `first_seen`.
 pub(crate) async fn incremental_crawls_keep_history_and_tombstones(store: Store) {
     let domain: Domain = "example.test".parse().unwrap();
 
@@ -77,7 +77,7 @@ pub(crate) async fn incremental_crawls_keep_history_and_tombstones(store: Store)
     );
     assert_eq!(store.last_seq().await.unwrap(), 2);
 
-    // Same content again: nothing is rewritten, no change is logged.
+    // Same content again: no change is logged...
     let again = skills(&[("alpha", "First."), ("beta", "Second.")], T2);
     let stats = store
         .apply_domain(&status(T2, vec![index_url()]), again, T2)
@@ -90,6 +90,11 @@ pub(crate) async fn incremental_crawls_keep_history_and_tombstones(store: Store)
     assert_eq!(store.last_seq().await.unwrap(), 2);
     let alpha = store.record("example.test/alpha").await.unwrap().unwrap();
     assert_eq!(alpha.skill.last_changed, T1);
+    // ...but the crawl saw it: `last_seen` advances (DESIGN.md §2), `first_seen` stays.
+    // See: the hardening issue, defect 2.
+    assert_eq!(alpha.skill.last_seen, T2);
+    assert_eq!(alpha.skill.first_seen, T1);
+    assert_eq!(alpha.seq, 1);
 
     // beta changes, alpha vanishes, gamma appears.
     let third = skills(&[("beta", "Changed."), ("gamma", "Third.")], T3);
