@@ -19,12 +19,20 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60 * 60);
 /// How many idle hosts the scheduler keeps before it prunes.
 const PRUNE_THRESHOLD: usize = 1024;
 
-/// When a host may next be asked, and the pause it wants.
+/// When the host's last request ended, and the pause it asked for after it.
 #[derive(Debug)]
 struct HostSlot {
-    next_start: Option<Instant>,
-    /// The pause after the current request; set by the permit holder.
+    last_end: Option<Instant>,
+    /// The pause after the last (or current) request: its own pause, or longer when the
+    /// permit holder asked for more (`Retry-After`, backoff).
     pause: Duration,
+}
+
+impl HostSlot {
+    /// When the next request may start, if it wants at least `pause` after the last one.
+    fn next_start(&self, pause: Duration) -> Option<Instant> {
+        self.last_end.map(|end| end + self.pause.max(pause))
+    }
 }
 
 /// Serialises requests per host and spaces them out.
@@ -39,9 +47,11 @@ impl HostScheduler {
         HostScheduler::default()
     }
 
-    /// Waits until `host` (as `host:port`) has no request in flight and its pause since the
-    /// last one has passed, then returns a permit to make one request. `pause` is the time to
-    /// leave between the end of this request and the start of the next.
+    /// Waits until `host` (as `host:port`) has no request in flight and the pause since the
+    /// last one has passed, then returns a permit to make one request. `pause` is the least
+    /// time to leave between requests around this one: the gap before it is the longer of the
+    /// last request's pause and `pause` (so a `Crawl-delay` learnt from robots.txt already
+    /// spaces the request that follows robots.txt), and the gap after it at least `pause`.
     pub async fn acquire(&self, host: &str, pause: Duration) -> HostPermit {
         let slot = {
             let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
@@ -50,13 +60,13 @@ impl HostScheduler {
             }
             Arc::clone(hosts.entry(host.to_owned()).or_insert_with(|| {
                 Arc::new(tokio::sync::Mutex::new(HostSlot {
-                    next_start: None,
+                    last_end: None,
                     pause,
                 }))
             }))
         };
         let mut guard = slot.lock_owned().await;
-        if let Some(next_start) = guard.next_start {
+        if let Some(next_start) = guard.next_start(pause) {
             tokio::time::sleep_until(next_start).await;
         }
         guard.pause = pause;
@@ -77,7 +87,9 @@ fn prune(hosts: &mut HashMap<String, Arc<tokio::sync::Mutex<HostSlot>>>) {
             return true;
         }
         match slot.try_lock() {
-            Ok(state) => state.next_start.is_some_and(|next| next > now),
+            Ok(state) => state
+                .next_start(Duration::ZERO)
+                .is_some_and(|next| next > now),
             Err(_) => true,
         }
     });
@@ -99,7 +111,7 @@ impl HostPermit {
 
 impl Drop for HostPermit {
     fn drop(&mut self) {
-        self.guard.next_start = Some(Instant::now() + self.guard.pause);
+        self.guard.last_end = Some(Instant::now());
     }
 }
 
@@ -169,6 +181,23 @@ mod tests {
             .acquire("a.test:80", Duration::from_millis(10))
             .await;
         assert!(before.elapsed() >= Duration::from_secs(5));
+    }
+
+    // See: the hardening issue, defect 1: the request after robots.txt came one host delay
+    // after it, not one Crawl-delay.
+    #[tokio::test(start_paused = true)]
+    async fn a_request_that_wants_a_longer_pause_waits_it_before_it_starts() {
+        let scheduler = HostScheduler::new();
+        drop(
+            scheduler
+                .acquire("a.test:80", Duration::from_millis(10))
+                .await,
+        );
+        let before = Instant::now();
+        let _next = scheduler
+            .acquire("a.test:80", Duration::from_millis(300))
+            .await;
+        assert!(before.elapsed() >= Duration::from_millis(300));
     }
 
     #[tokio::test(start_paused = true)]
