@@ -6,24 +6,28 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use crawler::crawl::{CrawlConfig, CrawlReport};
 use formats::seeds::{SeedTarget, parse_seeds};
 use indexer::{Index, IndexConfig};
 use store::blobs::Blobs;
 use store::{Outcome, Store};
 
-use crate::ExitStatus;
 use crate::cli::{CrawlArgs, DEFAULT_SEEDS};
 use crate::progress::{ActiveBar, CrawlProgress};
+use crate::{ExitStatus, UsageResult, usage};
 
 /// Runs `skillscout crawl`.
 pub(crate) fn run(data: &Path, args: &CrawlArgs, bar: &ActiveBar) -> anyhow::Result<ExitStatus> {
     let fetch = args.fetch.settings()?;
     if args.concurrency == 0 {
-        bail!("--concurrency must be at least 1");
+        return Err(usage(anyhow::anyhow!("--concurrency must be at least 1")));
     }
-    let targets = match collect_targets(args) {
+    let mut command_line = Vec::new();
+    for raw in &args.targets {
+        command_line.push(SeedTarget::parse(raw).map_err(anyhow::Error::msg).usage()?);
+    }
+    let targets = match collect_targets(args, command_line) {
         Ok(targets) => targets,
         Err(error) => return could_not_run(&error),
     };
@@ -122,13 +126,12 @@ pub(crate) fn sync_index(data: &Path, store: &Store) -> anyhow::Result<indexer::
         .with_context(|| format!("cannot update the search index in {}", dir.display()))
 }
 
-/// Reads the targets from the command line and the seed file; bad seed lines are reported
-/// with their line number and skipped, a bad command-line target is an error.
-fn collect_targets(args: &CrawlArgs) -> anyhow::Result<Vec<SeedTarget>> {
-    let mut targets = Vec::new();
-    for raw in &args.targets {
-        targets.push(SeedTarget::parse(raw).map_err(anyhow::Error::msg)?);
-    }
+/// Adds the seed file's targets to those of the command line; bad seed lines are reported
+/// with their line number and skipped.
+fn collect_targets(
+    args: &CrawlArgs,
+    mut targets: Vec<SeedTarget>,
+) -> anyhow::Result<Vec<SeedTarget>> {
     let seeds_file = match (&args.seeds, args.targets.is_empty()) {
         (Some(path), _) => Some(path.clone()),
         (None, true) => Some(PathBuf::from(DEFAULT_SEEDS)),

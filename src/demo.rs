@@ -12,18 +12,21 @@ use crawler::crawl::CrawlConfig;
 use crawler::fetch::guard::ResolveOverride;
 use formats::seeds::SeedTarget;
 
-use crate::ExitStatus;
 use crate::cli::{DEFAULT_DEMO_WEB, DemoArgs};
 use crate::serve::{Directory, Shutdown, announce, bind, crawl_once, runtime};
 use crate::static_site;
+use crate::{ExitStatus, UsageResult, usage};
 
 /// Runs `skillscout demo`; `data` is the data directory when one was given.
 pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitStatus> {
-    let web = locate_web(&args.web)?;
+    let web = locate_web(&args.web).usage()?;
     let sites = static_site::site_names(&web)
         .with_context(|| format!("cannot read the fixture web {}", web.display()))?;
     if sites.is_empty() {
-        bail!("{} holds no site folder", web.display());
+        return Err(usage(anyhow::anyhow!(
+            "{} holds no site folder",
+            web.display()
+        )));
     }
     let (data, _temporary) = match data {
         Some(data) => (data.to_owned(), None),

@@ -2,18 +2,23 @@
 
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow};
 use crawler::credentials::Credentials;
 use crawler::fetch::FetchSettings;
 use crawler::fetch::guard::ResolveOverride;
 use crawler::fetch::tls::parse_pem_certificates;
 
+use crate::UsageResult;
 use crate::cli::FetchArgs;
 
 impl FetchArgs {
-    /// Returns the settings these flags describe; a bad flag or unreadable file is an error
-    /// that names it.
+    /// Returns the settings these flags describe; a bad flag or unreadable file is a usage
+    /// error that names it.
     pub(crate) fn settings(&self) -> anyhow::Result<FetchSettings> {
+        self.read_settings().usage()
+    }
+
+    fn read_settings(&self) -> anyhow::Result<FetchSettings> {
         let mut settings = FetchSettings::default();
         for raw in &self.resolve {
             let rule: ResolveOverride = raw.parse().map_err(anyhow::Error::msg)?;
@@ -29,13 +34,13 @@ impl FetchArgs {
         }
         if let Some(agent) = &self.user_agent {
             if agent.trim().is_empty() || agent.chars().any(char::is_control) {
-                bail!("--user-agent must be printable text");
+                return Err(anyhow!("--user-agent must be printable text"));
             }
             settings.user_agent = agent.clone();
         }
         settings.host_delay = Duration::from_millis(self.host_delay_ms);
         if self.connect_timeout_ms == 0 || self.request_timeout_ms == 0 {
-            bail!("timeouts must be at least 1 ms");
+            return Err(anyhow!("timeouts must be at least 1 ms"));
         }
         settings.connect_timeout = Duration::from_millis(self.connect_timeout_ms);
         settings.request_timeout = Duration::from_millis(self.request_timeout_ms);

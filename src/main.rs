@@ -25,15 +25,18 @@ use crate::progress::ActiveBar;
 const DEFAULT_LOG_FILTER: &str =
     "skillscout=info,crawler=info,indexer=info,api=info,tower_http=info";
 
-/// How a run ended, as the process exit code (DESIGN.md §5).
+/// How a run ended, as the process exit code (DESIGN.md §5: 0 on success, 1 on failure, 2 on
+/// bad usage).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExitStatus {
     /// Everything worked and nothing failed a check.
     Success,
-    /// The command ran, and what it checked failed (e.g. `validate` found errors).
+    /// The command ran and what it checked failed (e.g. `validate` found errors), or it could
+    /// not run for a reason other than how it was called (a data directory in use, a port
+    /// taken, no index yet).
     Failure,
-    /// The command could not run: bad usage or an unusable input.
-    Error,
+    /// The command was called wrongly: a bad flag value, an input it cannot use.
+    Usage,
 }
 
 impl From<ExitStatus> for ExitCode {
@@ -41,8 +44,38 @@ impl From<ExitStatus> for ExitCode {
         match status {
             ExitStatus::Success => ExitCode::SUCCESS,
             ExitStatus::Failure => ExitCode::from(1),
-            ExitStatus::Error => ExitCode::from(2),
+            ExitStatus::Usage => ExitCode::from(2),
         }
+    }
+}
+
+/// An error in how the command was called; the process exits 2. Every other error is a
+/// runtime failure and exits 1.
+#[derive(Debug)]
+pub(crate) struct Usage(anyhow::Error);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// Marks an error as bad usage.
+pub(crate) fn usage(error: impl Into<anyhow::Error>) -> anyhow::Error {
+    anyhow::Error::new(Usage(error.into()))
+}
+
+/// Marks the error of a result as bad usage.
+pub(crate) trait UsageResult<T> {
+    /// Returns the result with its error marked as bad usage.
+    fn usage(self) -> anyhow::Result<T>;
+}
+
+impl<T, E: Into<anyhow::Error>> UsageResult<T> for Result<T, E> {
+    fn usage(self) -> anyhow::Result<T> {
+        self.map_err(usage)
     }
 }
 
@@ -80,7 +113,11 @@ fn main() -> ExitCode {
         Err(error) => {
             // Errors go to stderr; stdout carries only results.
             let _ = writeln!(std::io::stderr(), "error: {error:#}");
-            ExitStatus::Error.into()
+            if error.downcast_ref::<Usage>().is_some() {
+                ExitStatus::Usage.into()
+            } else {
+                ExitStatus::Failure.into()
+            }
         }
     }
 }

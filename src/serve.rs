@@ -19,15 +19,15 @@ use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 
-use crate::ExitStatus;
 use crate::cli::{DEFAULT_SEEDS, ServeArgs};
 use crate::crawl::{open_data, read_seeds};
+use crate::{ExitStatus, usage};
 
 /// Runs `skillscout serve`.
 pub(crate) fn run(data: &Path, args: &ServeArgs) -> anyhow::Result<ExitStatus> {
     let background = if args.crawl {
         if args.concurrency == 0 {
-            bail!("--concurrency must be at least 1");
+            return Err(usage(anyhow::anyhow!("--concurrency must be at least 1")));
         }
         let seeds = args
             .seeds

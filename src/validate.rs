@@ -15,8 +15,8 @@ use serde::Serialize;
 use store::Outcome;
 use time::OffsetDateTime;
 
-use crate::ExitStatus;
 use crate::cli::{FetchArgs, ValidateArgs};
+use crate::{ExitStatus, UsageResult};
 
 /// Runs `skillscout validate`.
 pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
@@ -25,12 +25,13 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
     let mut origins = Vec::new();
     for raw in &args.paths {
         if raw.starts_with("http://") || raw.starts_with("https://") {
-            origins.push(SeedTarget::parse(raw).map_err(anyhow::Error::msg)?);
+            origins.push(SeedTarget::parse(raw).map_err(anyhow::Error::msg).usage()?);
             continue;
         }
         let path = Path::new(raw);
         let mut found = local::check(path, seen_at)
-            .with_context(|| format!("cannot validate {}", path.display()))?;
+            .with_context(|| format!("cannot validate {}", path.display()))
+            .usage()?;
         checked.indexes.append(&mut found.indexes);
         checked.skills.append(&mut found.skills);
     }

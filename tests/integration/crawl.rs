@@ -255,6 +255,23 @@ fn a_crawl_that_cannot_run_exits_1_and_bad_usage_exits_2() {
         "{}",
         stderr(&bad_flag)
     );
+
+    // Flag values the binary checks itself are bad usage too, and so is a bad target.
+    for args in [
+        &["--concurrency", "0", "x.test"][..],
+        &["--connect-timeout-ms", "0", "x.test"][..],
+        &["not a host"][..],
+    ] {
+        let mut full = vec!["crawl", "--data", data.to_str().unwrap()];
+        full.extend_from_slice(args);
+        let output = skillscout(&repo_root(), &full);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
     let _ = std::fs::remove_dir_all(&data);
 }
 

@@ -231,7 +231,8 @@ fn hostile_queries_are_answered() {
 fn search_without_an_index_says_to_crawl_first() {
     let dir = tempfile::tempdir().unwrap();
     let output = run_search(dir.path(), &["pdf"]);
-    assert_eq!(output.status.code(), Some(2));
+    // A runtime failure, not bad usage (DESIGN.md §5). See: the hardening issue, defect 7.
+    assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).is_empty());
     assert!(
         stderr(&output).contains("no index in")
