@@ -8,6 +8,7 @@
 
 pub mod domain;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,7 +22,7 @@ pub use domain::{DomainCrawl, IndexRead, crawl_domain};
 use formats::seeds::SeedTarget;
 use store::blobs::Blobs;
 pub use store::report::{CrawlReport, DomainReport, Totals};
-use store::{ApplyStats, DomainUpdate, Store, StoreError};
+use store::{ApplyStats, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, Store, StoreError};
 
 /// The default pause between two requests to one host (DESIGN.md §3).
 pub const DEFAULT_HOST_DELAY: Duration = Duration::from_millis(1000);
@@ -39,6 +40,8 @@ pub const DEFAULT_MAX_RETRIES: u32 = 2;
 pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_secs(1);
 /// The most domains applied to the store in one transaction.
 const MAX_BATCH: usize = 256;
+/// The error code of a domain whose crawl panicked.
+const INTERNAL_ERROR: &str = "internal_error";
 /// How long the store writer gathers finished domains before it commits them.
 const BATCH_WINDOW: Duration = Duration::from_millis(250);
 
@@ -157,68 +160,43 @@ pub async fn crawl(
     };
 
     let mut reports: Vec<Option<DomainReport>> = vec![None; targets.len()];
-    let mut tasks = JoinSet::new();
-    let mut next = 0;
-    let mut interrupted = false;
-    tokio::pin!(shutdown);
-    loop {
-        while tasks.len() < concurrency && next < targets.len() {
-            let fetcher = Arc::clone(&fetcher);
-            let target = targets[next].clone();
-            let prefetch = config.prefetch_files;
-            let position = next;
-            tasks.spawn(async move {
-                let crawled = crawl_domain(&fetcher, &target, prefetch).await;
-                (position, crawled)
-            });
-            next += 1;
-        }
-        if tasks.is_empty() {
-            break;
-        }
-        tokio::select! {
-            biased;
-            () = &mut shutdown => {
-                interrupted = true;
-                tracing::warn!(pending = targets.len() - next + tasks.len(), "crawl interrupted; keeping the domains already done");
-                tasks.abort_all();
-                break;
-            }
-            joined = tasks.join_next() => {
-                let Some(joined) = joined else { continue };
-                let (position, crawled) = match joined {
-                    Ok(result) => result,
-                    Err(error) => {
-                        // A panic in a domain's crawl is a bug; the other domains go on.
-                        tracing::error!(%error, "a domain crawl failed");
-                        continue;
-                    }
-                };
-                let report = DomainReport::new(&crawled.status, ApplyStats::default());
-                tracing::info!(
-                    domain = %report.domain,
-                    outcome = ?report.outcome,
-                    skills = report.skills,
-                    requests = report.requests,
-                    errors = report.errors.len() + report.errors_omitted,
-                    "domain crawled"
-                );
-                observer.domain_finished(&report);
-                reports[position] = Some(report);
-                let update = DomainUpdate {
-                    status: crawled.status,
-                    fresh: crawled.records,
-                    cache: crawled.cache,
-                };
-                if sender.send((position, update)).await.is_err() {
-                    // The writer stopped on a store error; it is returned below.
-                    tasks.abort_all();
-                    break;
-                }
-            }
-        }
-    }
-    while tasks.join_next().await.is_some() {}
+    let crawl_one = |target: SeedTarget| {
+        let fetcher = Arc::clone(&fetcher);
+        let prefetch = config.prefetch_files;
+        async move { crawl_domain(&fetcher, &target, prefetch).await }
+    };
+    let interrupted = for_each_site(
+        &targets,
+        concurrency,
+        crawl_one,
+        shutdown,
+        async |position, crawled| {
+            let crawled = match crawled {
+                Ok(crawled) => crawled,
+                // A panic in a domain's crawl is a bug; the domain ends `error` and the others go on.
+                Err(message) => failed_domain(&targets[position], message),
+            };
+            let report = DomainReport::new(&crawled.status, ApplyStats::default());
+            tracing::info!(
+                domain = %report.domain,
+                outcome = ?report.outcome,
+                skills = report.skills,
+                requests = report.requests,
+                errors = report.errors.len() + report.errors_omitted,
+                "domain crawled"
+            );
+            observer.domain_finished(&report);
+            reports[position] = Some(report);
+            let update = DomainUpdate {
+                status: crawled.status,
+                fresh: crawled.records,
+                cache: crawled.cache,
+            };
+            // A closed channel means the writer stopped on a store error; it is returned below.
+            sender.send((position, update)).await.is_ok()
+        },
+    )
+    .await;
     drop(sender);
 
     let written = writer
@@ -233,6 +211,107 @@ pub async fn crawl(
         reports.into_iter().flatten().collect(),
         interrupted,
     ))
+}
+
+/// Runs `crawl_one` for each target, at most `concurrency` at once, and hands each result to
+/// `done` with the target's position as it finishes; a task that panicked is handed over as
+/// `Err` with the panic's message. Stops early when `done` returns false or `shutdown`
+/// completes, and returns true when it was `shutdown`.
+async fn for_each_site<T, F, Fut>(
+    targets: &[SeedTarget],
+    concurrency: usize,
+    crawl_one: F,
+    shutdown: impl Future<Output = ()>,
+    mut done: impl AsyncFnMut(usize, Result<T, String>) -> bool,
+) -> bool
+where
+    T: Send + 'static,
+    F: Fn(SeedTarget) -> Fut,
+    Fut: Future<Output = T> + Send + 'static,
+{
+    let mut tasks = JoinSet::new();
+    let mut positions = HashMap::new();
+    let mut next = 0;
+    let mut interrupted = false;
+    tokio::pin!(shutdown);
+    loop {
+        while tasks.len() < concurrency && next < targets.len() {
+            let handle = tasks.spawn(crawl_one(targets[next].clone()));
+            positions.insert(handle.id(), next);
+            next += 1;
+        }
+        if tasks.is_empty() {
+            break;
+        }
+        tokio::select! {
+            biased;
+            () = &mut shutdown => {
+                interrupted = true;
+                tracing::warn!(pending = targets.len() - next + tasks.len(), "crawl interrupted; keeping the domains already done");
+                break;
+            }
+            joined = tasks.join_next_with_id() => {
+                let Some(joined) = joined else { continue };
+                let (id, result) = match joined {
+                    Ok((id, crawled)) => (id, Ok(crawled)),
+                    Err(error) => (error.id(), Err(panic_message(error))),
+                };
+                let Some(position) = positions.remove(&id) else { continue };
+                if !done(position, result).await {
+                    break;
+                }
+            }
+        }
+    }
+    tasks.abort_all();
+    while tasks.join_next().await.is_some() {}
+    interrupted
+}
+
+/// Returns what a failed task said.
+fn panic_message(error: tokio::task::JoinError) -> String {
+    if !error.is_panic() {
+        return error.to_string();
+    }
+    let payload = error.into_panic();
+    payload
+        .downcast_ref::<&str>()
+        .map(|message| (*message).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned())
+}
+
+/// The crawl of a domain whose task panicked: outcome `error`, with the panic as its error.
+/// No index counts as read, so the domain's stored records are left as they were.
+fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
+    tracing::error!(%target, %message, "a domain crawl failed");
+    let now = OffsetDateTime::now_utc();
+    DomainCrawl {
+        status: DomainStatus {
+            domain: target.domain(),
+            origin: target.to_string(),
+            outcome: Outcome::Error,
+            formats: Vec::new(),
+            indexes: Vec::new(),
+            skills: 0,
+            requests: 0,
+            errors: vec![CrawlErrorEntry {
+                code: INTERNAL_ERROR.to_owned(),
+                message: format!(
+                    "the crawl of this domain failed unexpectedly (a bug in skillscout): {message}"
+                ),
+                url: target.to_string(),
+            }],
+            errors_omitted: 0,
+            diagnostics: Vec::new(),
+            crawled_at: now,
+            last_success: None,
+        },
+        indexes: Vec::new(),
+        records: Vec::new(),
+        failures: Vec::new(),
+        cache: Vec::new(),
+    }
 }
 
 /// Applies finished domains to the store in batches: a batch is what arrives within
@@ -313,6 +392,44 @@ mod tests {
             .map(ToString::to_string)
             .collect();
         assert_eq!(kept, ["https://example.test/docs", "https://other.test"]);
+    }
+
+    // See: the hardening issue, defect 6: a panicking domain vanished from the report.
+    #[tokio::test]
+    async fn a_site_that_panics_is_reported_and_the_others_go_on() {
+        let targets: Vec<SeedTarget> = ["a.test", "boom.test", "c.test"]
+            .iter()
+            .map(|raw| raw.parse().unwrap())
+            .collect();
+        let crawl_one = |target: SeedTarget| async move {
+            assert!(target.domain().as_str() != "boom.test", "injected failure");
+            target.domain().to_string()
+        };
+        let mut results = vec![None; targets.len()];
+        let interrupted = for_each_site(
+            &targets,
+            2,
+            crawl_one,
+            std::future::pending(),
+            async |position, result: Result<String, String>| {
+                results[position] = Some(result);
+                true
+            },
+        )
+        .await;
+        assert!(!interrupted);
+        assert_eq!(results[0], Some(Ok("a.test".to_owned())));
+        assert_eq!(results[2], Some(Ok("c.test".to_owned())));
+        let Some(Err(message)) = &results[1] else {
+            panic!("{:?}", results[1]);
+        };
+        assert!(message.contains("injected failure"), "{message}");
+
+        let failed = failed_domain(&targets[1], message.clone());
+        assert_eq!(failed.status.outcome, Outcome::Error);
+        assert_eq!(failed.status.domain.as_str(), "boom.test");
+        assert_eq!(failed.status.errors[0].code, INTERNAL_ERROR);
+        assert!(failed.status.indexes.is_empty());
     }
 
     #[test]
