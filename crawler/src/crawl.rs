@@ -207,7 +207,7 @@ pub async fn crawl(
                 reports[position] = Some(report);
                 let update = DomainUpdate {
                     status: crawled.status,
-                    fresh: crawled.records,
+                    fresh: crawled.found.records,
                     cache: crawled.cache,
                 };
                 if sender.send((position, update)).await.is_err() {
