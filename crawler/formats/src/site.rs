@@ -135,7 +135,8 @@ pub enum Step {
     Fetch(Request),
     /// Run this job (CPU work: unpacking, YAML) and give its output to
     /// [`SiteCrawl::normalized`], or call [`SiteCrawl::normalize_failed`] if it could not run.
-    Normalize(NormalizeJob),
+    /// (Boxed: the job holds the artifact's bytes and its entry.)
+    Normalize(Box<NormalizeJob>),
     /// Nothing more: [`SiteCrawl::finish`] returns what was found.
     Done,
 }
@@ -238,7 +239,7 @@ pub struct SiteCrawl {
     /// The work whose request (or normalize job) is out.
     waiting: Option<Work>,
     /// A normalize job to hand out before anything else.
-    job: Option<NormalizeJob>,
+    job: Option<Box<NormalizeJob>>,
     /// The ids of the records built so far.
     record_ids: BTreeSet<String>,
     found: SiteFindings,
@@ -458,12 +459,12 @@ impl SiteCrawl {
             Work::Index { url, format, probe } => self.answer_index(url, format, probe, reply),
             Work::Artifact { source, entry } => match reply {
                 Ok(body) => {
-                    self.job = Some(NormalizeJob {
+                    self.job = Some(Box::new(NormalizeJob {
                         source: source.clone(),
                         entry: entry.clone(),
                         body,
                         seen_at: self.options.seen_at,
-                    });
+                    }));
                     self.waiting = Some(Work::Artifact { source, entry });
                 }
                 Err(failure) => {

@@ -119,7 +119,7 @@ async fn fetch(session: &mut Session<'_>, fetcher: &Fetcher, request: &Request) 
 
 /// Unpacking an archive (up to 64 MiB) and parsing YAML are CPU work: they run on the
 /// blocking pool so the other domains' requests keep flowing.
-async fn normalize(site: &mut SiteCrawl, fetcher: &Fetcher, job: NormalizeJob) {
+async fn normalize(site: &mut SiteCrawl, fetcher: &Fetcher, job: Box<NormalizeJob>) {
     let url = job.url().clone();
     let blobs = fetcher.blobs().cloned();
     let normalised = tokio::task::spawn_blocking(move || {
