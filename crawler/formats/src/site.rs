@@ -693,3 +693,181 @@ pub fn is_soft_not_found(body: &Body) -> bool {
     let first = body.bytes.iter().find(|byte| !byte.is_ascii_whitespace());
     html && first == Some(&b'<')
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    const SKILL: &str = "---\nname: pdf\ndescription: Reads PDFs.\n---\nbody\n";
+
+    fn options() -> SiteOptions {
+        SiteOptions {
+            seen_at: OffsetDateTime::UNIX_EPOCH,
+            prefetch_files: true,
+        }
+    }
+
+    /// Runs a crawl over `files` (URL -> body and content type); returns what it found and
+    /// the URLs it asked for, in order.
+    fn run(
+        crawl: SiteCrawl,
+        files: &HashMap<&str, (&str, Option<&str>)>,
+    ) -> (SiteFindings, Vec<String>) {
+        let mut asked = Vec::new();
+        let found = crawl.run(|request| {
+            asked.push(request.url.to_string());
+            match files.get(request.url.as_str()) {
+                Some((body, content_type)) => Ok(Body {
+                    url: request.url.clone(),
+                    bytes: body.as_bytes().to_vec(),
+                    content_type: content_type.map(str::to_owned),
+                }),
+                None => Err(FetchFailure::new(Code::NotFound, &request.url, "404")),
+            }
+        });
+        (found, asked)
+    }
+
+    fn bases(urls: &[&str]) -> Vec<Url> {
+        urls.iter().map(|url| url.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn each_path_is_probed_under_each_base_until_one_answers() {
+        let index =
+            r#"{"skills": [{"name": "pdf", "description": "Reads PDFs.", "files": ["SKILL.md"]}]}"#;
+        let files: HashMap<&str, (&str, Option<&str>)> = HashMap::from([
+            (
+                "https://h.test/.well-known/skills/index.json",
+                (index, None),
+            ),
+            (
+                "https://h.test/.well-known/skills/pdf/SKILL.md",
+                (SKILL, None),
+            ),
+            // An HTML home page served for every path is no index.
+            (
+                "https://h.test/docs/.well-known/skill-sharing",
+                (
+                    "<!doctype html><p>home</p>",
+                    Some("text/html; charset=utf-8"),
+                ),
+            ),
+        ]);
+        let crawl = SiteCrawl::probe(
+            bases(&["https://h.test/docs/", "https://h.test/"]),
+            options(),
+        );
+        let (found, asked) = run(crawl, &files);
+        assert_eq!(
+            asked,
+            [
+                "https://h.test/docs/.well-known/agent-skills/index.json",
+                "https://h.test/.well-known/agent-skills/index.json",
+                "https://h.test/docs/.well-known/skills/index.json",
+                "https://h.test/.well-known/skills/index.json",
+                "https://h.test/.well-known/skills/pdf/SKILL.md",
+                "https://h.test/docs/.well-known/skill-sharing",
+                "https://h.test/.well-known/skill-sharing",
+            ]
+        );
+        assert!(found.failures.is_empty(), "{:?}", found.failures);
+        assert_eq!(found.indexes.len(), 1);
+        assert_eq!(found.records.len(), 1);
+        assert_eq!(found.records[0].digest_status, DigestStatus::Absent);
+    }
+
+    #[test]
+    fn a_skill_listed_by_two_indexes_is_read_once_with_a_note() {
+        let digest = Digest::of(SKILL.as_bytes());
+        let v0_2 = format!(
+            r#"{{"$schema": "{}", "skills": [{{"name": "pdf", "type": "skill-md", "description": "Reads PDFs.", "url": "pdf/SKILL.md", "digest": "{digest}"}}]}}"#,
+            index::SCHEMA_V0_2
+        );
+        let v0_1 =
+            r#"{"skills": [{"name": "pdf", "description": "Reads PDFs.", "files": ["SKILL.md"]}]}"#;
+        let files: HashMap<&str, (&str, Option<&str>)> = HashMap::from([
+            (
+                "https://h.test/.well-known/agent-skills/index.json",
+                (v0_2.as_str(), None),
+            ),
+            (
+                "https://h.test/.well-known/agent-skills/pdf/SKILL.md",
+                (SKILL, None),
+            ),
+            ("https://h.test/.well-known/skills/index.json", (v0_1, None)),
+        ]);
+        let (found, asked) = run(
+            SiteCrawl::probe(bases(&["https://h.test/"]), options()),
+            &files,
+        );
+        assert_eq!(found.indexes.len(), 2);
+        assert_eq!(found.records.len(), 1);
+        assert_eq!(found.records[0].digest_status, DigestStatus::Verified);
+        assert_eq!(found.notes.len(), 1);
+        assert_eq!(found.notes[0].code, Code::DuplicateName);
+        assert!(
+            !asked
+                .iter()
+                .any(|url| url.ends_with("/skills/pdf/SKILL.md"))
+        );
+    }
+
+    #[test]
+    fn failures_are_the_site_s_or_the_record_s() {
+        let index = r#"{"skills": [{"name": "pdf", "description": "Reads PDFs.", "files": ["SKILL.md", "run.sh"]}]}"#;
+        let files: HashMap<&str, (&str, Option<&str>)> = HashMap::from([
+            (
+                "https://h.test/.well-known/skills/index.json",
+                (index, None),
+            ),
+            (
+                "https://h.test/.well-known/skills/pdf/SKILL.md",
+                (SKILL, None),
+            ),
+        ]);
+        let crawl = SiteCrawl::probe(bases(&["https://h.test/"]), options());
+        let found = crawl.run(|request| {
+            if request.url.path() == "/.well-known/skill-sharing" {
+                return Err(FetchFailure::new(Code::Timeout, &request.url, "timed out"));
+            }
+            match files.get(request.url.as_str()) {
+                Some((body, _)) => Ok(Body {
+                    url: request.url.clone(),
+                    bytes: body.as_bytes().to_vec(),
+                    content_type: None,
+                }),
+                None => Err(FetchFailure::new(Code::NotFound, &request.url, "404")),
+            }
+        });
+        // A probe that fails other than by "not found" is the site's failure...
+        assert_eq!(found.failures.len(), 1);
+        assert_eq!(found.failures[0].code, Code::Timeout);
+        // ...and a listed file that is missing is the record's.
+        let record = &found.records[0];
+        let missing = record
+            .diagnostics
+            .iter()
+            .find(|diagnostic| diagnostic.code == Code::NotFound)
+            .expect("the missing file is reported");
+        assert_eq!(missing.field.as_deref(), Some("skills[0].files"));
+    }
+
+    #[test]
+    fn an_index_given_explicitly_is_read_without_probing() {
+        let index =
+            r#"{"skills": [{"name": "pdf", "description": "Reads PDFs.", "files": ["SKILL.md"]}]}"#;
+        let files: HashMap<&str, (&str, Option<&str>)> = HashMap::from([
+            ("https://localhost/index.json", (index, None)),
+            ("https://localhost/pdf/SKILL.md", (SKILL, None)),
+        ]);
+        let url: Url = "https://localhost/index.json".parse().unwrap();
+        let crawl = SiteCrawl::index(url, Format::AgentSkills, options());
+        let (found, asked) = run(crawl, &files);
+        assert_eq!(asked.len(), 2, "{asked:?}");
+        assert_eq!(found.records.len(), 1);
+        assert_eq!(found.records[0].id.to_string(), "localhost/pdf");
+    }
+}
