@@ -639,49 +639,7 @@ fn read_v0_1(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<(), ()> {
     entry.kind = EntryKind::SkillMd;
-    let directory = match (shape, raw.get("path")) {
-        (Shape::Path, Some(Value::String(path))) => {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::LegacyPath,
-                    "entry uses the pre-v0.1 `path` form instead of `files`",
-                )
-                .at(field("path")),
-            );
-            // The older drafts gave the skill directory (or its SKILL.md) as `path`.
-            let directory = path.strip_suffix(SKILL_MD).unwrap_or(path);
-            let directory = if directory.ends_with('/') {
-                directory.to_owned()
-            } else {
-                format!("{directory}/")
-            };
-            resolve(index_url, &directory).map_err(|message| {
-                diagnostics.push(
-                    Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
-                        .at(field("path")),
-                );
-            })?
-        }
-        (Shape::Path, Some(other)) => {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::InvalidField,
-                    format!(
-                        "`path` must be a string, found {}; the entry is skipped",
-                        kind_of(other)
-                    ),
-                )
-                .at(field("path")),
-            );
-            return Err(());
-        }
-        _ => resolve(index_url, &format!("{}/", entry.slug)).map_err(|message| {
-            diagnostics.push(
-                Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
-                    .at(field("name")),
-            );
-        })?,
-    };
+    let directory = read_directory(raw, index_url, shape, &entry.slug, field, diagnostics)?;
     entry.url = resolve(&directory, SKILL_MD).map_err(|message| {
         diagnostics.push(
             Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
@@ -717,6 +675,61 @@ fn read_v0_1(
         .at(field("files")),
     );
     Ok(())
+}
+
+/// Returns the skill directory of a v0.1 entry: `<name>/` beside the index, or the directory
+/// an older `path` gives. `Err` means the entry is skipped.
+fn read_directory(
+    raw: &Map<String, Value>,
+    index_url: &Url,
+    shape: Shape,
+    slug: &Slug,
+    field: &dyn Fn(&str) -> String,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Url, ()> {
+    match (shape, raw.get("path")) {
+        (Shape::Path, Some(Value::String(path))) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::LegacyPath,
+                    "entry uses the pre-v0.1 `path` form instead of `files`",
+                )
+                .at(field("path")),
+            );
+            // The older drafts gave the skill directory (or its SKILL.md) as `path`.
+            let directory = path.strip_suffix(SKILL_MD).unwrap_or(path);
+            let directory = if directory.ends_with('/') {
+                directory.to_owned()
+            } else {
+                format!("{directory}/")
+            };
+            resolve(index_url, &directory).map_err(|message| {
+                diagnostics.push(
+                    Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
+                        .at(field("path")),
+                );
+            })
+        }
+        (Shape::Path, Some(other)) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::InvalidField,
+                    format!(
+                        "`path` must be a string, found {}; the entry is skipped",
+                        kind_of(other)
+                    ),
+                )
+                .at(field("path")),
+            );
+            Err(())
+        }
+        _ => resolve(index_url, &format!("{slug}/")).map_err(|message| {
+            diagnostics.push(
+                Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
+                    .at(field("name")),
+            );
+        }),
+    }
 }
 
 /// Keeps the `files[]` paths that follow the v0.1 path rules and reports the others.
