@@ -5,12 +5,14 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use crawler::check::{Checked, SiteLabel};
 use crawler::crawl::crawl_domain;
 use crawler::fetch::Fetcher;
-use crawler::local::{self, Checked, CheckedIndex, CheckedSkill, WELL_KNOWN_INDEXES};
+use crawler::local;
 use formats::diagnostic::passes;
 use formats::seeds::SeedTarget;
-use formats::{Code, Diagnostic, Format, Severity, VerdictKind};
+use formats::site::WELL_KNOWN_INDEXES;
+use formats::{Code, Diagnostic, Severity, VerdictKind};
 use serde::Serialize;
 use store::Outcome;
 use time::OffsetDateTime;
@@ -64,8 +66,8 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
 }
 
 /// Crawls each origin once, politely and without storing anything, and returns what was
-/// found as if it had been read from disk: fetch failures (robots.txt, index probes) become
-/// diagnostics of the origin.
+/// found as a local check would: fetch failures (robots.txt, index probes) become diagnostics
+/// of the origin.
 fn check_origins(fetch: &FetchArgs, origins: Vec<SeedTarget>) -> anyhow::Result<Checked> {
     let settings = fetch.settings()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -76,14 +78,9 @@ fn check_origins(fetch: &FetchArgs, origins: Vec<SeedTarget>) -> anyhow::Result<
     let mut checked = Checked::default();
     for target in origins {
         let crawled = runtime.block_on(crawl_domain(&fetcher, &target, true));
-        let origin_url = target.origin().clone();
-        let mut origin_diagnostics: Vec<Diagnostic> = crawled
-            .failures
-            .iter()
-            .map(|failure| failure.to_diagnostic())
-            .collect();
+        let mut none_found = Vec::new();
         if crawled.status.outcome == Outcome::NotFound {
-            origin_diagnostics.push(Diagnostic::new(
+            none_found.push(Diagnostic::new(
                 Code::NotFound,
                 format!(
                     "{target} publishes no skill index: none of {} answered",
@@ -95,32 +92,13 @@ fn check_origins(fetch: &FetchArgs, origins: Vec<SeedTarget>) -> anyhow::Result<
                 ),
             ));
         }
-        if !origin_diagnostics.is_empty() {
-            checked.indexes.push(CheckedIndex {
-                path: PathBuf::from(target.to_string()),
-                url: origin_url,
-                format: Format::AgentSkills,
-                version: None,
-                diagnostics: origin_diagnostics,
-            });
-        }
-        for index in crawled.indexes {
-            checked.indexes.push(CheckedIndex {
-                path: PathBuf::from(index.url.as_str()),
-                url: index.url,
-                format: index.format,
-                version: index.version,
-                diagnostics: index.diagnostics,
-            });
-        }
-        for record in crawled.records {
-            checked.skills.push(CheckedSkill {
-                path: PathBuf::from(record.source_url.as_str()),
-                label: record.id.to_string(),
-                diagnostics: record.diagnostics.clone(),
-                record: Some(record),
-            });
-        }
+        let label = SiteLabel {
+            path: PathBuf::from(target.to_string()),
+            url: target.origin().clone(),
+        };
+        checked.add_site(label, crawled.found, none_found, |url| {
+            Some(PathBuf::from(url.as_str()))
+        });
     }
     Ok(checked)
 }

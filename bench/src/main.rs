@@ -9,13 +9,16 @@
 //! Prints a Markdown report (the "Search" section of docs/BENCHMARKS.md).
 
 use std::error::Error;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use formats::{Skill, SkillId, Slug};
+use formats::site::{Body, FetchFailure, Reply, Request, SiteCrawl, SiteOptions};
+use formats::{Code, Skill, SkillId, Slug};
 use indexer::eval::{self, Judgements, K};
 use indexer::{Caller, Index, IndexConfig, SearchIndex, SearchRequest};
 use rusqlite::Connection;
+use time::OffsetDateTime;
+use url::Url;
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -73,7 +76,7 @@ fn args() -> Result<Args> {
 
 fn main() -> Result<()> {
     let args = args()?;
-    let corpus = crawler::local::corpus_records(&args.corpus)?;
+    let corpus = corpus_records(&args.corpus)?;
     let judgements = Judgements::from_json(&std::fs::read_to_string(&args.queries)?)?;
     let mut report = String::new();
     let machine = format!(
@@ -98,6 +101,90 @@ fn main() -> Result<()> {
         println!("{report}");
     }
     Ok(())
+}
+
+/// Reads every domain of the corpus (`<dir>/<domain>/.well-known/...`, in domain order)
+/// through the site pipeline a crawl runs ([`formats::site`]), answering each URL with the
+/// file it names below the domain's folder: the records a crawl of the corpus would build.
+fn corpus_records(dir: &Path) -> Result<Vec<Skill>> {
+    let mut domains: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.join(".well-known").is_dir())
+        .collect();
+    domains.sort();
+    let options = SiteOptions {
+        seen_at: OffsetDateTime::UNIX_EPOCH,
+        prefetch_files: true,
+    };
+    let mut records = Vec::new();
+    for root in domains {
+        let name = root
+            .file_name()
+            .and_then(|name| name.to_str())
+            .ok_or_else(|| format!("{} is not a domain name", root.display()))?;
+        let base = Url::parse(&format!("https://{}/", name.to_ascii_lowercase()))?;
+        let site = SiteCrawl::probe(vec![base.clone()], options);
+        records.extend(site.run(|request| read_file(&root, &base, request)).records);
+    }
+    Ok(records)
+}
+
+/// Answers a request of the site pipeline with the file below `root` that its URL names:
+/// only URLs on the site's host, never a path out of `root`, at most the request's limit.
+fn read_file(root: &Path, base: &Url, request: &Request) -> Reply {
+    let url = &request.url;
+    if url.host_str() != base.host_str() {
+        return Err(FetchFailure::new(Code::Unfetched, url, "not in the corpus"));
+    }
+    let mut file = root.to_path_buf();
+    for segment in url.path_segments().into_iter().flatten() {
+        match percent_decode(segment) {
+            Some(segment)
+                if !matches!(segment.as_str(), "" | "." | "..")
+                    && !segment.contains(['/', '\\']) =>
+            {
+                file.push(segment);
+            }
+            _ => {
+                return Err(FetchFailure::new(
+                    Code::NotFound,
+                    url,
+                    "not a file of the corpus",
+                ));
+            }
+        }
+    }
+    match std::fs::read(&file) {
+        Ok(bytes) if bytes.len() <= request.limit => Ok(Body {
+            url: url.clone(),
+            bytes,
+            content_type: None,
+        }),
+        Ok(_) => Err(FetchFailure::new(
+            Code::TooLarge,
+            url,
+            "over the size limit",
+        )),
+        Err(error) => Err(FetchFailure::new(Code::NotFound, url, error.to_string())),
+    }
+}
+
+/// Decodes `%XX` escapes of a URL path segment; `None` when the result is not UTF-8.
+fn percent_decode(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(index + 1..index + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            index += 3;
+        } else {
+            out.push(bytes[index]);
+            index += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// nDCG@10 and MRR@10 of the indexer and the baseline over the corpus.

@@ -20,6 +20,7 @@ use crate::credentials::Credentials;
 use crate::fetch::{FetchSettings, Fetcher, HttpCache};
 pub use domain::{DomainCrawl, IndexRead, crawl_domain};
 use formats::seeds::SeedTarget;
+use formats::site::SiteFindings;
 use store::blobs::Blobs;
 pub use store::report::{CrawlReport, DomainReport, Totals};
 use store::{ApplyStats, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, Store, StoreError};
@@ -165,38 +166,49 @@ pub async fn crawl(
         let prefetch = config.prefetch_files;
         async move { crawl_domain(&fetcher, &target, prefetch).await }
     };
-    let interrupted = for_each_site(
-        &targets,
-        concurrency,
-        crawl_one,
-        shutdown,
-        async |position, crawled| {
-            let crawled = match crawled {
-                Ok(crawled) => crawled,
-                // A panic in a domain's crawl is a bug; the domain ends `error` and the others go on.
-                Err(message) => failed_domain(&targets[position], message),
-            };
-            let report = DomainReport::new(&crawled.status, ApplyStats::default());
-            tracing::info!(
-                domain = %report.domain,
-                outcome = ?report.outcome,
-                skills = report.skills,
-                requests = report.requests,
-                errors = report.errors.len() + report.errors_omitted,
-                "domain crawled"
-            );
-            observer.domain_finished(&report);
-            reports[position] = Some(report);
-            let update = DomainUpdate {
-                status: crawled.status,
-                fresh: crawled.records,
-                cache: crawled.cache,
-            };
-            // A closed channel means the writer stopped on a store error; it is returned below.
-            sender.send((position, update)).await.is_ok()
-        },
-    )
-    .await;
+    let mut sites = Sites::new(&targets, concurrency, crawl_one);
+    let mut interrupted = false;
+    tokio::pin!(shutdown);
+    loop {
+        let finished = tokio::select! {
+            biased;
+            () = &mut shutdown => {
+                interrupted = true;
+                tracing::warn!(pending = sites.pending(), "crawl interrupted; keeping the domains already done");
+                break;
+            }
+            finished = sites.next() => finished,
+        };
+        let Some((position, crawled)) = finished else {
+            break;
+        };
+        let crawled = match crawled {
+            Ok(crawled) => crawled,
+            // A panic in a domain's crawl is a bug; the domain ends `error` and the others go on.
+            Err(message) => failed_domain(&targets[position], message),
+        };
+        let report = DomainReport::new(&crawled.status, ApplyStats::default());
+        tracing::info!(
+            domain = %report.domain,
+            outcome = ?report.outcome,
+            skills = report.skills,
+            requests = report.requests,
+            errors = report.errors.len() + report.errors_omitted,
+            "domain crawled"
+        );
+        observer.domain_finished(&report);
+        reports[position] = Some(report);
+        let update = DomainUpdate {
+            status: crawled.status,
+            fresh: crawled.found.records,
+            cache: crawled.cache,
+        };
+        if sender.send((position, update)).await.is_err() {
+            // The writer stopped on a store error; it is returned below.
+            break;
+        }
+    }
+    sites.abort().await;
     drop(sender);
 
     let written = writer
@@ -213,59 +225,65 @@ pub async fn crawl(
     ))
 }
 
-/// Runs `crawl_one` for each target, at most `concurrency` at once, and hands each result to
-/// `done` with the target's position as it finishes; a task that panicked is handed over as
-/// `Err` with the panic's message. Stops early when `done` returns false or `shutdown`
-/// completes, and returns true when it was `shutdown`.
-async fn for_each_site<T, F, Fut>(
-    targets: &[SeedTarget],
+/// The sites of a crawl, run at most `concurrency` at once, each in its own task, handed out
+/// as they finish.
+struct Sites<'t, T, F> {
+    targets: &'t [SeedTarget],
     concurrency: usize,
     crawl_one: F,
-    shutdown: impl Future<Output = ()>,
-    mut done: impl AsyncFnMut(usize, Result<T, String>) -> bool,
-) -> bool
+    tasks: JoinSet<T>,
+    /// The target position of each running task.
+    positions: HashMap<tokio::task::Id, usize>,
+    next: usize,
+}
+
+impl<'t, T, F, Fut> Sites<'t, T, F>
 where
     T: Send + 'static,
     F: Fn(SeedTarget) -> Fut,
     Fut: Future<Output = T> + Send + 'static,
 {
-    let mut tasks = JoinSet::new();
-    let mut positions = HashMap::new();
-    let mut next = 0;
-    let mut interrupted = false;
-    tokio::pin!(shutdown);
-    loop {
-        while tasks.len() < concurrency && next < targets.len() {
-            let handle = tasks.spawn(crawl_one(targets[next].clone()));
-            positions.insert(handle.id(), next);
-            next += 1;
+    fn new(targets: &'t [SeedTarget], concurrency: usize, crawl_one: F) -> Self {
+        Sites {
+            targets,
+            concurrency: concurrency.max(1),
+            crawl_one,
+            tasks: JoinSet::new(),
+            positions: HashMap::new(),
+            next: 0,
         }
-        if tasks.is_empty() {
-            break;
-        }
-        tokio::select! {
-            biased;
-            () = &mut shutdown => {
-                interrupted = true;
-                tracing::warn!(pending = targets.len() - next + tasks.len(), "crawl interrupted; keeping the domains already done");
-                break;
+    }
+
+    /// Returns the next site to finish, with its target's position: `Err` with the panic's
+    /// message when its task panicked. `None` once every site is done.
+    async fn next(&mut self) -> Option<(usize, Result<T, String>)> {
+        loop {
+            while self.tasks.len() < self.concurrency && self.next < self.targets.len() {
+                let target = self.targets[self.next].clone();
+                let handle = self.tasks.spawn((self.crawl_one)(target));
+                self.positions.insert(handle.id(), self.next);
+                self.next += 1;
             }
-            joined = tasks.join_next_with_id() => {
-                let Some(joined) = joined else { continue };
-                let (id, result) = match joined {
-                    Ok((id, crawled)) => (id, Ok(crawled)),
-                    Err(error) => (error.id(), Err(panic_message(error))),
-                };
-                let Some(position) = positions.remove(&id) else { continue };
-                if !done(position, result).await {
-                    break;
-                }
+            let (id, result) = match self.tasks.join_next_with_id().await? {
+                Ok((id, crawled)) => (id, Ok(crawled)),
+                Err(error) => (error.id(), Err(panic_message(error))),
+            };
+            if let Some(position) = self.positions.remove(&id) {
+                return Some((position, result));
             }
         }
     }
-    tasks.abort_all();
-    while tasks.join_next().await.is_some() {}
-    interrupted
+
+    /// Returns how many sites are running or not started.
+    fn pending(&self) -> usize {
+        self.targets.len() - self.next + self.tasks.len()
+    }
+
+    /// Stops the running sites and waits until their tasks are gone.
+    async fn abort(mut self) {
+        self.tasks.abort_all();
+        while self.tasks.join_next().await.is_some() {}
+    }
 }
 
 /// Returns what a failed task said.
@@ -307,9 +325,7 @@ fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
             crawled_at: now,
             last_success: None,
         },
-        indexes: Vec::new(),
-        records: Vec::new(),
-        failures: Vec::new(),
+        found: SiteFindings::default(),
         cache: Vec::new(),
     }
 }
@@ -406,18 +422,10 @@ mod tests {
             target.domain().to_string()
         };
         let mut results = vec![None; targets.len()];
-        let interrupted = for_each_site(
-            &targets,
-            2,
-            crawl_one,
-            std::future::pending(),
-            async |position, result: Result<String, String>| {
-                results[position] = Some(result);
-                true
-            },
-        )
-        .await;
-        assert!(!interrupted);
+        let mut sites = Sites::new(&targets, 2, crawl_one);
+        while let Some((position, result)) = sites.next().await {
+            results[position] = Some(result);
+        }
         assert_eq!(results[0], Some(Ok("a.test".to_owned())));
         assert_eq!(results[2], Some(Ok("c.test".to_owned())));
         let Some(Err(message)) = &results[1] else {

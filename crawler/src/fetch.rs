@@ -37,7 +37,7 @@ use url::Url;
 
 use crate::credentials::Credentials;
 use crate::politeness::{self, HostScheduler};
-use formats::diagnostic::{Code, Diagnostic};
+use formats::diagnostic::Code;
 use formats::robots::{MAX_ROBOTS_BYTES, RobotsPolicy};
 use guard::{GuardedResolver, Overrides, RefusedAddress, ResolveOverride};
 use store::blobs::Blobs;
@@ -87,31 +87,7 @@ pub struct HttpCache {
     pub blobs: Blobs,
 }
 
-/// A request that did not yield a usable response.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FetchFailure {
-    /// Stable code.
-    pub code: Code,
-    /// What happened, naming the URL's problem.
-    pub message: String,
-    /// The URL that failed (the redirect hop, when a redirect was involved).
-    pub url: Url,
-}
-
-impl FetchFailure {
-    fn new(code: Code, url: &Url, message: impl Into<String>) -> FetchFailure {
-        FetchFailure {
-            code,
-            message: message.into(),
-            url: url.clone(),
-        }
-    }
-
-    /// Returns the failure as a diagnostic, for the record or index it concerns.
-    pub fn to_diagnostic(&self) -> Diagnostic {
-        Diagnostic::new(self.code, format!("{}: {}", self.url, self.message))
-    }
-}
+pub use formats::site::FetchFailure;
 
 /// A usable response: status 2xx (or a cached one), body read whole.
 #[derive(Debug, Clone)]

@@ -1,10 +1,12 @@
 //! Reading published skills from disk: a skill folder, a SKILL.md, an index file, or a whole
 //! well-known tree (`<root>/.well-known/...`), as `skillscout validate` and the corpus tests do.
 //!
-//! A well-known tree is treated as a web site whose domain is the root folder's name (when
-//! that is a valid host name, as in `example.test/.well-known/...`, else `localhost`): URLs on
-//! that host map to files below the root, URLs on other hosts are left unfetched and said so.
-//! Files are read with the same size caps as the crawler applies to responses.
+//! A well-known tree is a web site whose files are its URLs: [`DiskSite`] drives the same site
+//! pipeline as a crawl ([`formats::site`]), answering each URL on the site's host with the file
+//! below the root (with the same size caps as responses), and every other URL with a reason.
+//! The site's domain is the root folder's name (when that is a valid host name, as in
+//! `example.test/.well-known/...`, else `localhost`). A lone skill folder or SKILL.md is not a
+//! site: it is checked as the skill it is.
 
 use std::fs;
 use std::io::Read;
@@ -13,69 +15,19 @@ use std::path::{Path, PathBuf};
 use time::OffsetDateTime;
 use url::Url;
 
+use crate::check::SiteLabel;
+pub use crate::check::{Checked, CheckedIndex, CheckedSkill};
 use crate::error::{Error, Result};
 use formats::diagnostic::{Code, Diagnostic};
-use formats::index::{self, IndexVersion, MAX_INDEX_BYTES, SKILL_MD};
-use formats::normalize::{
-    self, Fetched, MAX_ARCHIVE_BYTES, MAX_DESCRIPTOR_BYTES, MAX_SKILL_MD_BYTES, Source,
-};
-use formats::sharing;
+use formats::index::{self, MAX_INDEX_BYTES, SKILL_MD};
+use formats::normalize::MAX_SKILL_MD_BYTES;
+pub use formats::site::WELL_KNOWN_INDEXES;
+use formats::site::{Body, FetchFailure, Reply, Request, SiteCrawl, SiteFindings, SiteOptions};
 use formats::skill::{Domain, Format, Skill};
 use formats::skill_md;
 
-/// The well-known index paths, in the order they are probed.
-pub const WELL_KNOWN_INDEXES: [(&str, Format); 3] = [
-    ("/.well-known/agent-skills/index.json", Format::AgentSkills),
-    ("/.well-known/skills/index.json", Format::AgentSkills),
-    ("/.well-known/skill-sharing", Format::SkillSharing),
-];
 /// The domain given to a tree whose folder name is not a host name.
 pub const FALLBACK_DOMAIN: &str = "localhost";
-
-/// One index that was read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckedIndex {
-    /// The file it was read from.
-    pub path: PathBuf,
-    /// The URL it stands for.
-    pub url: Url,
-    /// Its protocol.
-    pub format: Format,
-    /// For agent-skills indexes, the version it was read as.
-    pub version: Option<IndexVersion>,
-    /// Problems with the index as a whole and with entries that were skipped.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// One skill that was checked.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckedSkill {
-    /// The file its content came from (SKILL.md, archive or descriptor), or its index when
-    /// the content could not be read.
-    pub path: PathBuf,
-    /// What to call it in messages: the record id, or the folder name.
-    pub label: String,
-    /// The normalised record; `None` when a lone SKILL.md or skill folder was checked.
-    pub record: Option<Skill>,
-    /// Everything found wrong with it.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// What was found at a local path.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Checked {
-    /// The indexes read.
-    pub indexes: Vec<CheckedIndex>,
-    /// The skills checked.
-    pub skills: Vec<CheckedSkill>,
-}
-
-impl Checked {
-    /// Returns the normalised records found.
-    pub fn records(&self) -> impl Iterator<Item = &Skill> {
-        self.skills.iter().filter_map(|skill| skill.record.as_ref())
-    }
-}
 
 /// Reads whatever `path` is: a skill folder, a SKILL.md, an index file, or a well-known tree.
 pub fn check(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
@@ -108,24 +60,30 @@ pub fn check(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
     check_index_file(path, seen_at)
 }
 
-/// Reads every well-known index of the tree at `root` and the artifacts they list.
-pub fn check_tree(root: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
-    let site = Site::new(root.to_owned())?;
-    let mut checked = Checked::default();
-    let mut found_any = false;
-    for (index_path, format) in WELL_KNOWN_INDEXES {
-        let url = site.url(index_path)?;
-        let Some(file) = site.file(&url).filter(|file| file.is_file()) else {
-            continue;
-        };
-        found_any = true;
-        check_index(&site, &file, url, format, seen_at, &mut checked)?;
+/// The options of every local check: files listed by v0.1 indexes are read too.
+fn options(seen_at: OffsetDateTime) -> SiteOptions {
+    SiteOptions {
+        seen_at,
+        prefetch_files: true,
     }
-    if !found_any {
+}
+
+/// Reads every well-known index of the tree at `root` and the artifacts they list, as a crawl
+/// of the site would.
+pub fn check_tree(root: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
+    let site = DiskSite::new(root.to_owned())?;
+    let found = site.crawl(options(seen_at));
+    if found.indexes.is_empty() && found.failures.is_empty() {
         return Err(Error::UnrecognisedInput {
             path: root.to_owned(),
         });
     }
+    let mut checked = Checked::default();
+    let label = SiteLabel {
+        path: root.to_owned(),
+        url: site.base().clone(),
+    };
+    checked.add_site(label, found, Vec::new(), |url| site.existing_file(url));
     Ok(checked)
 }
 
@@ -142,15 +100,10 @@ pub fn corpus_records(dir: &Path) -> Result<Vec<Skill>> {
         .filter(|path| path.join(".well-known").is_dir())
         .collect();
     domains.sort();
-    let seen_at = OffsetDateTime::UNIX_EPOCH;
     let mut records = Vec::new();
     for domain in domains {
-        let checked = check_tree(&domain, seen_at)?;
-        for record in checked.records() {
-            if !records.iter().any(|kept: &Skill| kept.id == record.id) {
-                records.push(record.clone());
-            }
-        }
+        let site = DiskSite::new(domain)?;
+        records.extend(site.crawl(options(OffsetDateTime::UNIX_EPOCH)).records);
     }
     Ok(records)
 }
@@ -158,7 +111,6 @@ pub fn corpus_records(dir: &Path) -> Result<Vec<Skill>> {
 /// Reads one index file: inside a well-known tree it is read as part of that site; alone, its
 /// folder stands for the directory the index is served from.
 fn check_index_file(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
-    let mut checked = Checked::default();
     let absolute = fs::canonicalize(path).map_err(|source| Error::Read {
         path: path.to_owned(),
         source,
@@ -169,7 +121,7 @@ fn check_index_file(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
         .and_then(Path::parent);
     let (site, url) = match tree_root {
         Some(root) => {
-            let site = Site::new(root.to_owned())?;
+            let site = DiskSite::new(root.to_owned())?;
             let Ok(relative) = absolute.strip_prefix(root) else {
                 return Err(Error::UnrecognisedInput {
                     path: path.to_owned(),
@@ -181,7 +133,7 @@ fn check_index_file(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
         }
         None => {
             let folder = absolute.parent().unwrap_or(Path::new("/")).to_owned();
-            let site = Site::new(folder)?;
+            let site = DiskSite::new(folder)?;
             let name = absolute
                 .file_name()
                 .and_then(|n| n.to_str())
@@ -196,7 +148,14 @@ fn check_index_file(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
     } else {
         Format::AgentSkills
     };
-    check_index(&site, &absolute, url, format, seen_at, &mut checked)?;
+    let found =
+        SiteCrawl::index(url.clone(), format, options(seen_at)).run(|request| site.get(request));
+    let mut checked = Checked::default();
+    let label = SiteLabel {
+        path: absolute,
+        url,
+    };
+    checked.add_site(label, found, Vec::new(), |url| site.existing_file(url));
     Ok(checked)
 }
 
@@ -210,117 +169,6 @@ fn looks_like_sharing(path: &Path, bytes: &[u8]) -> bool {
             object.contains_key("protocol") || object.contains_key("provider")
         }
         _ => false,
-    }
-}
-
-fn check_index(
-    site: &Site,
-    file: &Path,
-    url: Url,
-    format: Format,
-    seen_at: OffsetDateTime,
-    checked: &mut Checked,
-) -> Result<()> {
-    let Ok(source) = Source::new(url.clone()) else {
-        return Err(Error::UnrecognisedInput {
-            path: file.to_owned(),
-        });
-    };
-    let read = read_capped(file, MAX_INDEX_BYTES)?;
-    let mut diagnostics = read.diagnostics;
-    match format {
-        Format::AgentSkills => {
-            let parsed = index::parse(&read.bytes, &url);
-            diagnostics.extend(parsed.diagnostics);
-            checked.indexes.push(CheckedIndex {
-                path: file.to_owned(),
-                url,
-                format,
-                version: Some(parsed.version),
-                diagnostics,
-            });
-            for entry in &parsed.entries {
-                let artifact = site.fetch(&entry.url, limit_for(entry.kind));
-                let mut record =
-                    normalize::agent_skill(&source, entry, artifact.as_fetched(), seen_at);
-                if artifact.bytes.is_some() {
-                    check_listed_files(site, entry, &mut record);
-                }
-                checked.skills.push(CheckedSkill {
-                    path: artifact.path.unwrap_or_else(|| file.to_owned()),
-                    label: record.id.to_string(),
-                    diagnostics: record.diagnostics.clone(),
-                    record: Some(record),
-                });
-            }
-        }
-        Format::SkillSharing => {
-            let parsed = sharing::parse_index(&read.bytes, &url);
-            diagnostics.extend(parsed.diagnostics);
-            checked.indexes.push(CheckedIndex {
-                path: file.to_owned(),
-                url,
-                format,
-                version: None,
-                diagnostics,
-            });
-            for entry in &parsed.entries {
-                let artifact = match &entry.descriptor_url {
-                    Some(descriptor_url) => site.fetch(descriptor_url, MAX_DESCRIPTOR_BYTES),
-                    None => LocalArtifact::failed(Diagnostic::new(
-                        Code::Unfetched,
-                        "no usable `descriptor_url`; the descriptor was not read",
-                    )),
-                };
-                let record =
-                    normalize::shared_skill(&source, entry, artifact.as_fetched(), seen_at);
-                checked.skills.push(CheckedSkill {
-                    path: artifact.path.unwrap_or_else(|| file.to_owned()),
-                    label: record.id.to_string(),
-                    diagnostics: record.diagnostics.clone(),
-                    record: Some(record),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn limit_for(kind: index::EntryKind) -> usize {
-    match kind {
-        index::EntryKind::SkillMd => MAX_SKILL_MD_BYTES,
-        index::EntryKind::Archive => MAX_ARCHIVE_BYTES,
-    }
-}
-
-/// For v0.1 entries: every file `files[]` lists must exist; record the size and digest of each.
-fn check_listed_files(site: &Site, entry: &index::IndexEntry, record: &mut Skill) {
-    let Some(base) = &entry.base_url else {
-        return;
-    };
-    for path in &entry.files {
-        if path == SKILL_MD {
-            continue;
-        }
-        let Ok(url) = base.join(path) else {
-            continue;
-        };
-        let Some(file) = site.file(&url) else {
-            continue;
-        };
-        match fs::read(&file) {
-            Ok(bytes) => normalize::record_file(record, path, &bytes),
-            Err(_) => record.diagnostics.push(
-                Diagnostic::new(
-                    Code::NotFound,
-                    format!(
-                        "`files` lists {path:?}, but {} does not exist",
-                        file.display()
-                    ),
-                )
-                .at(format!("skills[{}].files", entry.position)),
-            ),
-        }
     }
 }
 
@@ -348,10 +196,18 @@ fn check_skill_folder(folder: &Path) -> Result<Checked> {
 /// Checks one SKILL.md against the name of the folder it is in.
 fn check_skill_md(path: &Path, expected_name: Option<String>) -> Result<CheckedSkill> {
     let read = read_capped(path, MAX_SKILL_MD_BYTES)?;
-    let mut diagnostics = read.diagnostics;
+    let mut diagnostics = Vec::new();
     let mut name = None;
-    // An oversized file was not read; parsing nothing would only add noise.
-    if diagnostics.is_empty() {
+    if read.too_large {
+        // An oversized file was not read; parsing nothing would only add noise.
+        diagnostics.push(Diagnostic::new(
+            Code::TooLarge,
+            format!(
+                "{} is larger than the {MAX_SKILL_MD_BYTES} bytes read",
+                path.display()
+            ),
+        ));
+    } else {
         let parsed = skill_md::parse(&read.bytes, expected_name.as_deref());
         diagnostics.extend(parsed.diagnostics);
         name = parsed.name;
@@ -400,15 +256,18 @@ fn parent_name(path: &Path) -> Option<String> {
     Some(parent.file_name()?.to_string_lossy().into_owned())
 }
 
-/// A folder served as a web site.
-struct Site {
+/// A folder served as a web site: the URLs on its host are the files below its root.
+#[derive(Debug, Clone)]
+pub struct DiskSite {
     root: PathBuf,
     base: Url,
     domain: Domain,
 }
 
-impl Site {
-    fn new(root: PathBuf) -> Result<Site> {
+impl DiskSite {
+    /// Returns the site of the folder `root`, at `https://<folder name>/` (or
+    /// `https://localhost/` when the folder's name is not a host name).
+    pub fn new(root: PathBuf) -> Result<DiskSite> {
         let name = root.canonicalize().ok().and_then(|path| {
             path.file_name()
                 .map(|name| name.to_string_lossy().to_ascii_lowercase())
@@ -416,10 +275,27 @@ impl Site {
         let host = name
             .filter(|name| name.contains('.') && name.parse::<Domain>().is_ok())
             .unwrap_or_else(|| FALLBACK_DOMAIN.to_owned());
-        let unrecognised = || Error::UnrecognisedInput { path: root.clone() };
-        let base = Url::parse(&format!("https://{host}/")).map_err(|_| unrecognised())?;
-        let domain = Domain::from_url(&base).map_err(|_| unrecognised())?;
-        Ok(Site { root, base, domain })
+        let base = Url::parse(&format!("https://{host}/"))
+            .map_err(|_| Error::UnrecognisedInput { path: root.clone() })?;
+        DiskSite::with_base(root, base)
+    }
+
+    /// Returns the site of the folder `root` at `base` (an origin, e.g. `http://example.test/`):
+    /// to read a tree as the site a server of that tree would be.
+    pub fn with_base(root: PathBuf, base: Url) -> Result<DiskSite> {
+        let domain =
+            Domain::from_url(&base).map_err(|_| Error::UnrecognisedInput { path: root.clone() })?;
+        Ok(DiskSite { root, base, domain })
+    }
+
+    /// Returns the site's base URL.
+    pub fn base(&self) -> &Url {
+        &self.base
+    }
+
+    /// Crawls the site: probes its well-known paths and follows what they list.
+    pub fn crawl(&self, options: SiteOptions) -> SiteFindings {
+        SiteCrawl::probe(vec![self.base.clone()], options).run(|request| self.get(request))
     }
 
     /// Returns the URL of an absolute path on this site.
@@ -429,7 +305,8 @@ impl Site {
         })
     }
 
-    /// Maps a URL on this site to a file below the root; `None` for other hosts.
+    /// Maps a URL on this site to a path below the root; `None` for other hosts and for paths
+    /// that would leave the root (`..`, encoded slashes).
     fn file(&self, url: &Url) -> Option<PathBuf> {
         if Domain::from_url(url).ok()? != self.domain {
             return None;
@@ -449,74 +326,76 @@ impl Site {
         Some(file)
     }
 
-    fn fetch(&self, url: &Url, limit: usize) -> LocalArtifact {
+    /// Returns the file a URL maps to, when it exists.
+    fn existing_file(&self, url: &Url) -> Option<PathBuf> {
+        self.file(url).filter(|file| file.is_file())
+    }
+
+    /// Answers one request of the site pipeline with the file it maps to.
+    pub fn get(&self, request: &Request) -> Reply {
+        let url = &request.url;
         let Some(file) = self.file(url) else {
-            return LocalArtifact::failed(Diagnostic::new(
+            return Err(FetchFailure::new(
                 Code::Unfetched,
-                format!("{url} is not on this site; it was not checked"),
+                url,
+                format!("not on the site {}; it was not read", self.base),
             ));
         };
         if !file.is_file() {
-            return LocalArtifact::failed(Diagnostic::new(
+            return Err(FetchFailure::new(
                 Code::NotFound,
-                format!("{url} does not exist (no file {})", file.display()),
+                url,
+                format!("no file {}", file.display()),
             ));
         }
-        match read_capped(&file, limit) {
-            Ok(read) if read.diagnostics.is_empty() => LocalArtifact {
-                path: Some(file),
-                bytes: Some(read.bytes),
-                failure: None,
-            },
-            Ok(mut read) => LocalArtifact {
-                path: Some(file),
-                bytes: None,
-                failure: read.diagnostics.pop(),
-            },
-            Err(error) => LocalArtifact {
-                path: Some(file),
-                bytes: None,
-                failure: Some(Diagnostic::new(Code::NotFound, format!("{error:#}"))),
-            },
+        // A link may point out of the tree; what is served is only what is below the root.
+        let inside = match (file.canonicalize(), self.root.canonicalize()) {
+            (Ok(file), Ok(root)) => file.starts_with(root),
+            _ => false,
+        };
+        if !inside {
+            return Err(FetchFailure::new(
+                Code::PathTraversal,
+                url,
+                format!("{} leads out of {}", file.display(), self.root.display()),
+            ));
         }
-    }
-}
-
-/// What reading one artifact from disk gave.
-struct LocalArtifact {
-    path: Option<PathBuf>,
-    bytes: Option<Vec<u8>>,
-    failure: Option<Diagnostic>,
-}
-
-impl LocalArtifact {
-    fn failed(diagnostic: Diagnostic) -> LocalArtifact {
-        LocalArtifact {
-            path: None,
-            bytes: None,
-            failure: Some(diagnostic),
-        }
-    }
-
-    fn as_fetched(&self) -> Fetched<'_> {
-        match (&self.bytes, &self.failure) {
-            (Some(bytes), _) => Fetched::Bytes {
-                bytes,
+        match read_capped(&file, request.limit) {
+            Ok(read) if read.too_large => Err(FetchFailure::new(
+                Code::TooLarge,
+                url,
+                format!(
+                    "{} is larger than the {} bytes read",
+                    file.display(),
+                    request.limit
+                ),
+            )),
+            Ok(read) => Ok(Body {
+                url: url.clone(),
+                bytes: read.bytes,
                 content_type: None,
-            },
-            (None, Some(failure)) => Fetched::Failed(failure),
-            (None, None) => Fetched::Failed(&UNREADABLE),
+            }),
+            Err(error) => Err(FetchFailure::new(
+                Code::NotFound,
+                url,
+                format!("cannot read {}: {}", file.display(), error_source(&error)),
+            )),
         }
     }
 }
 
-static UNREADABLE: std::sync::LazyLock<Diagnostic> =
-    std::sync::LazyLock::new(|| Diagnostic::new(Code::NotFound, "the file could not be read"));
+/// Returns the I/O cause of a read error.
+fn error_source(error: &Error) -> String {
+    match error {
+        Error::Read { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
 
-/// A file's bytes, or a `too_large` diagnostic when it is over `limit`.
+/// A file's bytes, or nothing when it is over the limit.
 struct CappedRead {
     bytes: Vec<u8>,
-    diagnostics: Vec<Diagnostic>,
+    too_large: bool,
 }
 
 fn read_capped(path: &Path, limit: usize) -> Result<CappedRead> {
@@ -531,15 +410,12 @@ fn read_capped(path: &Path, limit: usize) -> Result<CappedRead> {
     if bytes.len() > limit {
         return Ok(CappedRead {
             bytes: Vec::new(),
-            diagnostics: vec![Diagnostic::new(
-                Code::TooLarge,
-                format!("{} is larger than the {limit} bytes read", path.display()),
-            )],
+            too_large: true,
         });
     }
     Ok(CappedRead {
         bytes,
-        diagnostics: Vec::new(),
+        too_large: false,
     })
 }
 

@@ -83,20 +83,55 @@ pub struct AgentSkillsIndex {
 }
 
 /// Parses an agent-skills index fetched from `index_url`.
+///
+/// Reads in the order the sharing parser does: the document (size, UTF-8, JSON), then its
+/// shape (`$schema` and the `skills` array), the version, and each entry. Never fails: input
+/// that is not an index at all yields no entries and says why.
 pub fn parse(bytes: &[u8], index_url: &Url) -> AgentSkillsIndex {
-    if bytes.len() > MAX_INDEX_BYTES {
-        return AgentSkillsIndex {
-            diagnostics: vec![Diagnostic::new(
-                Code::TooLarge,
-                format!(
-                    "index is {} bytes, more than the {MAX_INDEX_BYTES} bytes read",
-                    bytes.len()
-                ),
-            )],
-            ..AgentSkillsIndex::failed_empty()
-        };
-    }
     let mut diagnostics = Vec::new();
+    let Some(document) = read_document(bytes, &mut diagnostics) else {
+        return AgentSkillsIndex::unusable(None, diagnostics);
+    };
+    let (schema, skills) = match read_shape(document, &mut diagnostics) {
+        Ok(shape) => shape,
+        Err(schema) => return AgentSkillsIndex::unusable(schema, diagnostics),
+    };
+    let version = read_version(schema.as_deref(), &skills, &mut diagnostics);
+    let entries = read_entries(skills, index_url, &mut diagnostics);
+    AgentSkillsIndex {
+        version,
+        schema,
+        entries,
+        diagnostics,
+    }
+}
+
+impl AgentSkillsIndex {
+    /// An index that yields nothing, with the reasons.
+    fn unusable(schema: Option<String>, diagnostics: Vec<Diagnostic>) -> Self {
+        AgentSkillsIndex {
+            version: IndexVersion::V0_1,
+            schema,
+            entries: Vec::new(),
+            diagnostics,
+        }
+    }
+}
+
+/// Reads the bytes as a JSON document: `None` when they are over the size cap (that one
+/// diagnostic only) or not JSON. Bytes that are not UTF-8 are read with replacement
+/// characters, and said so.
+fn read_document(bytes: &[u8], diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
+    if bytes.len() > MAX_INDEX_BYTES {
+        diagnostics.push(Diagnostic::new(
+            Code::TooLarge,
+            format!(
+                "index is {} bytes, more than the {MAX_INDEX_BYTES} bytes read",
+                bytes.len()
+            ),
+        ));
+        return None;
+    }
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(error) => {
@@ -107,72 +142,34 @@ pub fn parse(bytes: &[u8], index_url: &Url) -> AgentSkillsIndex {
             String::from_utf8_lossy(bytes)
         }
     };
-    let document: Value = match serde_json::from_str(&text) {
-        Ok(document) => document,
+    match serde_json::from_str(&text) {
+        Ok(document) => Some(document),
         Err(error) => {
             diagnostics.push(Diagnostic::new(
                 Code::InvalidJson,
                 format!("index is not valid JSON: {error}"),
             ));
-            return AgentSkillsIndex {
-                diagnostics,
-                ..AgentSkillsIndex::failed_empty()
-            };
+            None
         }
-    };
+    }
+}
 
-    let (schema, skills) = match document {
+/// Splits the document into its `$schema` and its `skills` array: an object with both, or a
+/// bare array (tolerated, with a warning). `Err` holds the schema of a document that has no
+/// usable `skills` array.
+fn read_shape(
+    document: Value,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<(Option<String>, Vec<Value>), Option<String>> {
+    let mut object = match document {
         Value::Array(skills) => {
             diagnostics.push(Diagnostic::new(
                 Code::BareArray,
                 "index is a bare array; expected an object with a `skills` array",
             ));
-            (None, skills)
+            return Ok((None, skills));
         }
-        Value::Object(mut object) => {
-            let schema = match object.remove("$schema") {
-                None => None,
-                Some(Value::String(schema)) => Some(schema),
-                Some(other) => {
-                    diagnostics.push(
-                        Diagnostic::new(
-                            Code::InvalidField,
-                            format!("`$schema` must be a string, found {}", kind_of(&other)),
-                        )
-                        .at("$schema"),
-                    );
-                    None
-                }
-            };
-            match object.remove("skills") {
-                Some(Value::Array(skills)) => (schema, skills),
-                Some(other) => {
-                    diagnostics.push(
-                        Diagnostic::new(
-                            Code::InvalidIndex,
-                            format!("`skills` must be an array, found {}", kind_of(&other)),
-                        )
-                        .at("skills"),
-                    );
-                    return AgentSkillsIndex {
-                        schema,
-                        diagnostics,
-                        ..AgentSkillsIndex::failed_empty()
-                    };
-                }
-                None => {
-                    diagnostics.push(
-                        Diagnostic::new(Code::InvalidIndex, "index has no `skills` array")
-                            .at("skills"),
-                    );
-                    return AgentSkillsIndex {
-                        schema,
-                        diagnostics,
-                        ..AgentSkillsIndex::failed_empty()
-                    };
-                }
-            }
-        }
+        Value::Object(object) => object,
         other => {
             diagnostics.push(Diagnostic::new(
                 Code::InvalidIndex,
@@ -181,14 +178,52 @@ pub fn parse(bytes: &[u8], index_url: &Url) -> AgentSkillsIndex {
                     kind_of(&other)
                 ),
             ));
-            return AgentSkillsIndex {
-                diagnostics,
-                ..AgentSkillsIndex::failed_empty()
-            };
+            return Err(None);
         }
     };
+    let schema = match object.remove("$schema") {
+        None => None,
+        Some(Value::String(schema)) => Some(schema),
+        Some(other) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::InvalidField,
+                    format!("`$schema` must be a string, found {}", kind_of(&other)),
+                )
+                .at("$schema"),
+            );
+            None
+        }
+    };
+    match object.remove("skills") {
+        Some(Value::Array(skills)) => Ok((schema, skills)),
+        Some(other) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::InvalidIndex,
+                    format!("`skills` must be an array, found {}", kind_of(&other)),
+                )
+                .at("skills"),
+            );
+            Err(schema)
+        }
+        None => {
+            diagnostics.push(
+                Diagnostic::new(Code::InvalidIndex, "index has no `skills` array").at("skills"),
+            );
+            Err(schema)
+        }
+    }
+}
 
-    let version = match schema.as_deref() {
+/// Returns the version the index is read as: v0.2 for the v0.2 `$schema` and (with a
+/// warning) for an unknown one; without `$schema`, v0.1 unless entries have the v0.2 shape.
+fn read_version(
+    schema: Option<&str>,
+    skills: &[Value],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> IndexVersion {
+    match schema {
         Some(SCHEMA_V0_2) => IndexVersion::V0_2,
         Some(unknown) => {
             // The spec says not to process an unknown schema; skillscout processes it anyway
@@ -221,8 +256,16 @@ pub fn parse(bytes: &[u8], index_url: &Url) -> AgentSkillsIndex {
                 IndexVersion::V0_1
             }
         }
-    };
+    }
+}
 
+/// Reads the entries (up to [`MAX_INDEX_ENTRIES`]): entries that cannot be used, and a
+/// name listed again, are skipped with index diagnostics.
+fn read_entries(
+    skills: Vec<Value>,
+    index_url: &Url,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<IndexEntry> {
     if skills.len() > MAX_INDEX_ENTRIES {
         diagnostics.push(Diagnostic::new(
             Code::TooLarge,
@@ -232,7 +275,6 @@ pub fn parse(bytes: &[u8], index_url: &Url) -> AgentSkillsIndex {
             ),
         ));
     }
-
     let mut entries: Vec<IndexEntry> = Vec::new();
     for (position, raw) in skills.into_iter().take(MAX_INDEX_ENTRIES).enumerate() {
         let field = format!("skills[{position}]");
@@ -269,24 +311,7 @@ pub fn parse(bytes: &[u8], index_url: &Url) -> AgentSkillsIndex {
         }
         entries.push(entry);
     }
-
-    AgentSkillsIndex {
-        version,
-        schema,
-        entries,
-        diagnostics,
-    }
-}
-
-impl AgentSkillsIndex {
-    fn failed_empty() -> Self {
-        AgentSkillsIndex {
-            version: IndexVersion::V0_1,
-            schema: None,
-            entries: Vec::new(),
-            diagnostics: Vec::new(),
-        }
-    }
+    entries
 }
 
 /// Reads one entry. `Err` holds the diagnostics of an entry that cannot be used at all.
@@ -297,36 +322,7 @@ fn parse_entry(
 ) -> Result<IndexEntry, Vec<Diagnostic>> {
     let field = |name: &str| format!("skills[{position}].{name}");
     let mut diagnostics = Vec::new();
-
-    let slug = match raw.get("name") {
-        Some(Value::String(name)) => match name.parse::<Slug>() {
-            Ok(slug) => slug,
-            Err(error) => {
-                return Err(vec![
-                    Diagnostic::new(Code::InvalidName, format!("{error}; the entry is skipped"))
-                        .at(field("name")),
-                ]);
-            }
-        },
-        Some(other) => {
-            return Err(vec![
-                Diagnostic::new(
-                    Code::InvalidField,
-                    format!(
-                        "`name` must be a string, found {}; the entry is skipped",
-                        kind_of(other)
-                    ),
-                )
-                .at(field("name")),
-            ]);
-        }
-        None => {
-            return Err(vec![
-                Diagnostic::new(Code::MissingField, "entry has no `name`; it is skipped")
-                    .at(field("name")),
-            ]);
-        }
-    };
+    let slug = read_slug(raw, &field)?;
     if let Some(problem) = SkillName::problem(slug.as_str()) {
         diagnostics.push(
             Diagnostic::new(
@@ -336,7 +332,68 @@ fn parse_entry(
             .at(field("name")),
         );
     }
+    let description = read_description(raw, &field, &mut diagnostics);
+    let shape = Shape::of(raw);
 
+    let mut entry = IndexEntry {
+        position,
+        slug,
+        description,
+        kind: EntryKind::SkillMd,
+        url: index_url.clone(),
+        digest: None,
+        base_url: None,
+        files: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let resolved = match shape {
+        Shape::V0_2 => read_v0_2(raw, index_url, &mut entry, &field, &mut diagnostics),
+        Shape::Files | Shape::Path => {
+            read_v0_1(raw, index_url, shape, &mut entry, &field, &mut diagnostics)
+        }
+    };
+    if resolved.is_err() {
+        return Err(diagnostics);
+    }
+    entry.diagnostics = diagnostics;
+    Ok(entry)
+}
+
+/// Reads the entry's `name` as a slug; `Err` skips the entry.
+fn read_slug(
+    raw: &Map<String, Value>,
+    field: &dyn Fn(&str) -> String,
+) -> Result<Slug, Vec<Diagnostic>> {
+    match raw.get("name") {
+        Some(Value::String(name)) => name.parse::<Slug>().map_err(|error| {
+            vec![
+                Diagnostic::new(Code::InvalidName, format!("{error}; the entry is skipped"))
+                    .at(field("name")),
+            ]
+        }),
+        Some(other) => Err(vec![
+            Diagnostic::new(
+                Code::InvalidField,
+                format!(
+                    "`name` must be a string, found {}; the entry is skipped",
+                    kind_of(other)
+                ),
+            )
+            .at(field("name")),
+        ]),
+        None => Err(vec![
+            Diagnostic::new(Code::MissingField, "entry has no `name`; it is skipped")
+                .at(field("name")),
+        ]),
+    }
+}
+
+/// Reads the entry's `description`, trimmed (empty when missing or not a string, said so).
+fn read_description(
+    raw: &Map<String, Value>,
+    field: &dyn Fn(&str) -> String,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> String {
     let description = match raw.get("description") {
         Some(Value::String(description)) => description.trim().to_owned(),
         Some(other) => {
@@ -375,46 +432,31 @@ fn parse_entry(
             .at(field("description")),
         );
     }
-
-    let shape = if raw.contains_key("type") || raw.contains_key("url") {
-        Shape::V0_2
-    } else if raw.contains_key("files") {
-        Shape::Files
-    } else if raw.contains_key("path") {
-        Shape::Path
-    } else {
-        Shape::Files
-    };
-
-    let mut entry = IndexEntry {
-        position,
-        slug,
-        description,
-        kind: EntryKind::SkillMd,
-        url: index_url.clone(),
-        digest: None,
-        base_url: None,
-        files: Vec::new(),
-        diagnostics: Vec::new(),
-    };
-    let resolved = match shape {
-        Shape::V0_2 => read_v0_2(raw, index_url, &mut entry, &field, &mut diagnostics),
-        Shape::Files | Shape::Path => {
-            read_v0_1(raw, index_url, shape, &mut entry, &field, &mut diagnostics)
-        }
-    };
-    if resolved.is_err() {
-        return Err(diagnostics);
-    }
-    entry.diagnostics = diagnostics;
-    Ok(entry)
+    description
 }
 
+/// Which form an entry takes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Shape {
+    /// `type`, `url`, `digest`.
     V0_2,
+    /// `files[]`.
     Files,
+    /// The older `path`.
     Path,
+}
+
+impl Shape {
+    /// Tells an entry's form by its keys; an entry with none of them is read as `files[]`.
+    fn of(raw: &Map<String, Value>) -> Shape {
+        if raw.contains_key("type") || raw.contains_key("url") {
+            Shape::V0_2
+        } else if raw.contains_key("path") && !raw.contains_key("files") {
+            Shape::Path
+        } else {
+            Shape::Files
+        }
+    }
 }
 
 /// Reads `type`, `url` and `digest`. `Err` means the entry is skipped.
@@ -440,52 +482,7 @@ fn read_v0_2(
         None => None,
     };
 
-    entry.kind = match raw.get("type") {
-        Some(Value::String(kind)) if kind == "skill-md" => EntryKind::SkillMd,
-        Some(Value::String(kind)) if kind == "archive" => EntryKind::Archive,
-        Some(Value::String(kind)) => {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::UnknownType,
-                    format!(
-                        "unknown type {kind:?} for skill {:?}; the entry is skipped",
-                        entry.slug.as_str()
-                    ),
-                )
-                .at(field("type")),
-            );
-            return Err(());
-        }
-        other => {
-            // Without a usable `type`, the URL says what the artifact is.
-            let inferred = match url_text {
-                Some(url) if looks_like_archive(url) => EntryKind::Archive,
-                _ => EntryKind::SkillMd,
-            };
-            let found = match other {
-                Some(value) => format!("`type` must be a string, found {}", kind_of(value)),
-                None => "entry has no `type`".to_owned(),
-            };
-            let code = if other.is_some() {
-                Code::InvalidField
-            } else {
-                Code::MissingField
-            };
-            let inferred_name = match inferred {
-                EntryKind::Archive => "archive",
-                EntryKind::SkillMd => "skill-md",
-            };
-            diagnostics.push(
-                Diagnostic::new(
-                    code,
-                    format!("{found}; read as {inferred_name:?} from its URL"),
-                )
-                .at(field("type")),
-            );
-            inferred
-        }
-    };
-
+    entry.kind = read_type(raw, url_text, entry.slug.as_str(), field, diagnostics)?;
     let url_text = match (url_text, entry.kind) {
         (Some(url), _) => url.to_owned(),
         (None, EntryKind::SkillMd) => {
@@ -517,6 +514,69 @@ fn read_v0_2(
         );
     })?;
 
+    entry.digest = read_digest(raw, field, diagnostics);
+    Ok(())
+}
+
+/// Reads `type`; without a usable one, the URL says what the artifact is. `Err` means the
+/// entry is skipped (an unknown type).
+fn read_type(
+    raw: &Map<String, Value>,
+    url_text: Option<&str>,
+    slug: &str,
+    field: &dyn Fn(&str) -> String,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<EntryKind, ()> {
+    let kind = match raw.get("type") {
+        Some(Value::String(kind)) if kind == "skill-md" => EntryKind::SkillMd,
+        Some(Value::String(kind)) if kind == "archive" => EntryKind::Archive,
+        Some(Value::String(kind)) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::UnknownType,
+                    format!("unknown type {kind:?} for skill {slug:?}; the entry is skipped"),
+                )
+                .at(field("type")),
+            );
+            return Err(());
+        }
+        other => {
+            let inferred = match url_text {
+                Some(url) if looks_like_archive(url) => EntryKind::Archive,
+                _ => EntryKind::SkillMd,
+            };
+            let found = match other {
+                Some(value) => format!("`type` must be a string, found {}", kind_of(value)),
+                None => "entry has no `type`".to_owned(),
+            };
+            let code = if other.is_some() {
+                Code::InvalidField
+            } else {
+                Code::MissingField
+            };
+            let inferred_name = match inferred {
+                EntryKind::Archive => "archive",
+                EntryKind::SkillMd => "skill-md",
+            };
+            diagnostics.push(
+                Diagnostic::new(
+                    code,
+                    format!("{found}; read as {inferred_name:?} from its URL"),
+                )
+                .at(field("type")),
+            );
+            inferred
+        }
+    };
+    Ok(kind)
+}
+
+/// Reads `digest` (or a `sha256` field in its place); `None` when there is no usable one.
+fn read_digest(
+    raw: &Map<String, Value>,
+    field: &dyn Fn(&str) -> String,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Digest> {
     let (digest_field, digest_value) = match (raw.get("digest"), raw.get("sha256")) {
         (Some(value), _) => ("digest", Some(value)),
         (None, Some(value)) => {
@@ -531,7 +591,7 @@ fn read_v0_2(
         }
         (None, None) => ("digest", None),
     };
-    entry.digest = match digest_value {
+    match digest_value {
         Some(Value::String(text)) => match parse_digest(text) {
             Ok((digest, None)) => Some(digest),
             Ok((digest, Some(warning))) => {
@@ -566,8 +626,7 @@ fn read_v0_2(
             );
             None
         }
-    };
-    Ok(())
+    }
 }
 
 /// Reads a v0.1 entry (`files[]`, or the older `path`). `Err` means the entry is skipped.
@@ -580,49 +639,7 @@ fn read_v0_1(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<(), ()> {
     entry.kind = EntryKind::SkillMd;
-    let directory = match (shape, raw.get("path")) {
-        (Shape::Path, Some(Value::String(path))) => {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::LegacyPath,
-                    "entry uses the pre-v0.1 `path` form instead of `files`",
-                )
-                .at(field("path")),
-            );
-            // The older drafts gave the skill directory (or its SKILL.md) as `path`.
-            let directory = path.strip_suffix(SKILL_MD).unwrap_or(path);
-            let directory = if directory.ends_with('/') {
-                directory.to_owned()
-            } else {
-                format!("{directory}/")
-            };
-            resolve(index_url, &directory).map_err(|message| {
-                diagnostics.push(
-                    Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
-                        .at(field("path")),
-                );
-            })?
-        }
-        (Shape::Path, Some(other)) => {
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::InvalidField,
-                    format!(
-                        "`path` must be a string, found {}; the entry is skipped",
-                        kind_of(other)
-                    ),
-                )
-                .at(field("path")),
-            );
-            return Err(());
-        }
-        _ => resolve(index_url, &format!("{}/", entry.slug)).map_err(|message| {
-            diagnostics.push(
-                Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
-                    .at(field("name")),
-            );
-        })?,
-    };
+    let directory = read_directory(raw, index_url, shape, &entry.slug, field, diagnostics)?;
     entry.url = resolve(&directory, SKILL_MD).map_err(|message| {
         diagnostics.push(
             Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
@@ -658,6 +675,61 @@ fn read_v0_1(
         .at(field("files")),
     );
     Ok(())
+}
+
+/// Returns the skill directory of a v0.1 entry: `<name>/` beside the index, or the directory
+/// an older `path` gives. `Err` means the entry is skipped.
+fn read_directory(
+    raw: &Map<String, Value>,
+    index_url: &Url,
+    shape: Shape,
+    slug: &Slug,
+    field: &dyn Fn(&str) -> String,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Url, ()> {
+    match (shape, raw.get("path")) {
+        (Shape::Path, Some(Value::String(path))) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::LegacyPath,
+                    "entry uses the pre-v0.1 `path` form instead of `files`",
+                )
+                .at(field("path")),
+            );
+            // The older drafts gave the skill directory (or its SKILL.md) as `path`.
+            let directory = path.strip_suffix(SKILL_MD).unwrap_or(path);
+            let directory = if directory.ends_with('/') {
+                directory.to_owned()
+            } else {
+                format!("{directory}/")
+            };
+            resolve(index_url, &directory).map_err(|message| {
+                diagnostics.push(
+                    Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
+                        .at(field("path")),
+                );
+            })
+        }
+        (Shape::Path, Some(other)) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::InvalidField,
+                    format!(
+                        "`path` must be a string, found {}; the entry is skipped",
+                        kind_of(other)
+                    ),
+                )
+                .at(field("path")),
+            );
+            Err(())
+        }
+        _ => resolve(index_url, &format!("{slug}/")).map_err(|message| {
+            diagnostics.push(
+                Diagnostic::new(Code::InvalidUrl, format!("{message}; the entry is skipped"))
+                    .at(field("name")),
+            );
+        }),
+    }
 }
 
 /// Keeps the `files[]` paths that follow the v0.1 path rules and reports the others.

@@ -30,6 +30,8 @@
 //! - [`archive`]: safe listing and reading of `.tar.gz` and `.zip` skill archives.
 //! - [`sharing`]: skill-sharing indexes and descriptors.
 //! - [`normalize`]: index entry + fetched artifact -> [`Skill`].
+//! - [`site`]: the pipeline over one site (probes, indexes, artifacts, records) as a sans-IO
+//!   state machine, driven over the network by the crawler and over a directory by `validate`.
 //! - [`seeds`]: the seed file format.
 //! - [`robots`]: robots.txt (RFC 9309) for the `skillscout` product token.
 //!
@@ -48,6 +50,7 @@ pub mod normalize;
 pub mod robots;
 pub mod seeds;
 pub mod sharing;
+pub mod site;
 pub mod skill;
 pub mod skill_md;
 

@@ -305,7 +305,43 @@ pub fn shared_skill(
     fetched: Fetched<'_>,
     seen_at: OffsetDateTime,
 ) -> Skill {
-    let mut skill = Skill {
+    let mut skill = listed_shared_skill(source, entry, seen_at);
+    let bytes = match fetched {
+        Fetched::Bytes { bytes, .. } => bytes,
+        Fetched::Failed(why) => {
+            skill.diagnostics.push(why.clone());
+            return skill;
+        }
+    };
+    // Skill-sharing publishes no digests: record what was fetched, for change detection.
+    skill.digest = Some(Digest::of(bytes));
+    skill.digest_status = DigestStatus::Absent;
+    if bytes.len() > MAX_DESCRIPTOR_BYTES {
+        skill.diagnostics.push(Diagnostic::new(
+            Code::TooLarge,
+            format!(
+                "descriptor is {} bytes, more than the {MAX_DESCRIPTOR_BYTES} bytes used",
+                bytes.len()
+            ),
+        ));
+        return skill;
+    }
+    let descriptor = sharing::parse_descriptor(bytes);
+    skill
+        .diagnostics
+        .extend(sharing::check_descriptor(entry, &descriptor));
+    skill
+        .diagnostics
+        .extend(descriptor.diagnostics.iter().cloned());
+    if !descriptor.fields.is_empty() {
+        apply_descriptor(&mut skill, descriptor);
+    }
+    skill
+}
+
+/// Returns the record of a skill-sharing entry as its index lists it, before its descriptor.
+fn listed_shared_skill(source: &Source, entry: &SharingEntry, seen_at: OffsetDateTime) -> Skill {
+    Skill {
         id: SkillId::new(source.domain.clone(), entry.slug.clone()),
         domain: source.domain.clone(),
         format: Format::SkillSharing,
@@ -336,44 +372,19 @@ pub fn shared_skill(
         first_seen: seen_at,
         last_seen: seen_at,
         last_changed: seen_at,
-    };
-    let bytes = match fetched {
-        Fetched::Bytes { bytes, .. } => bytes,
-        Fetched::Failed(why) => {
-            skill.diagnostics.push(why.clone());
-            return skill;
-        }
-    };
-    // Skill-sharing publishes no digests: record what was fetched, for change detection.
-    skill.digest = Some(Digest::of(bytes));
-    skill.digest_status = DigestStatus::Absent;
-    if bytes.len() > MAX_DESCRIPTOR_BYTES {
-        skill.diagnostics.push(Diagnostic::new(
-            Code::TooLarge,
-            format!(
-                "descriptor is {} bytes, more than the {MAX_DESCRIPTOR_BYTES} bytes used",
-                bytes.len()
-            ),
-        ));
-        return skill;
     }
-    let descriptor = sharing::parse_descriptor(bytes);
-    skill
-        .diagnostics
-        .extend(sharing::check_descriptor(entry, &descriptor));
-    skill
-        .diagnostics
-        .extend(descriptor.diagnostics.iter().cloned());
-    if descriptor.fields.is_empty() {
-        return skill;
-    }
+}
+
+/// Takes the descriptor's name, description, version, tags and fields into the record; the
+/// descriptor can narrow the access the index gave, never widen it.
+fn apply_descriptor(record: &mut Skill, descriptor: sharing::Descriptor) {
     if let Some(name) = descriptor
         .name
         .as_deref()
         .map(str::trim)
         .filter(|n| !n.is_empty())
     {
-        skill.title = name.to_owned();
+        record.title = name.to_owned();
     }
     if let Some(description) = descriptor
         .description
@@ -381,19 +392,18 @@ pub fn shared_skill(
         .map(str::trim)
         .filter(|d| !d.is_empty())
     {
-        skill.description = description.to_owned();
+        record.description = description.to_owned();
     }
-    if skill.version.is_none() {
-        skill.version = descriptor.version.clone();
+    if record.version.is_none() {
+        record.version = descriptor.version;
     }
     // When the index and the descriptor disagree on who may see the skill, the more
     // restrictive policy wins: a directory must never widen a publisher's access policy.
     if let Some(access) = descriptor.access {
-        skill.access = skill.access.max(access);
+        record.access = record.access.max(access);
     }
-    skill.tags = descriptor.tags.clone();
-    skill.frontmatter = descriptor.fields;
-    skill
+    record.tags = descriptor.tags;
+    record.frontmatter = descriptor.fields;
 }
 
 /// Renders a record's frontmatter and body back into SKILL.md text. The frontmatter is written

@@ -52,9 +52,6 @@ impl SeedTarget {
         let seed = raw.trim();
         let invalid = |problem: &str| format!("invalid seed {seed:?}: {problem}");
 
-        if seed.is_empty() {
-            return Err(invalid("it is empty"));
-        }
         if seed.len() > MAX_SEED_LEN {
             let prefix: String = seed.chars().take(QUOTED_PREFIX_CHARS).collect();
             return Err(format!(
@@ -62,86 +59,15 @@ impl SeedTarget {
                 seed.len()
             ));
         }
-        // `url` silently drops tabs and newlines inside a URL; a seed holding one is a typo,
-        // not a request for the joined-up host.
-        if seed.chars().any(char::is_whitespace) {
-            return Err(invalid("it contains whitespace"));
-        }
-        if seed.chars().any(char::is_control) {
-            return Err(invalid("it contains a control character"));
-        }
-
-        let (scheme, rest) = match seed.split_once("://") {
-            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => ("http", rest),
-            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("https") => ("https", rest),
-            Some(_) => return Err(invalid("scheme must be http or https")),
-            None => ("https", seed),
-        };
-
-        // Checked on the text, before `url` normalises it away: credentials would be sent to
-        // the site, and `url` resolves `..` (even as `%2e%2e`) without a trace.
-        let authority_end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
-        let (authority, after_authority) = rest.split_at(authority_end);
-        if authority.is_empty() {
-            return Err(invalid("it has no host"));
-        }
-        if authority.contains('@') {
-            return Err(invalid("credentials (user@host) are not allowed"));
-        }
-        let path_end = after_authority
-            .find(['?', '#'])
-            .unwrap_or(after_authority.len());
-        let (raw_path, query_or_fragment) = after_authority.split_at(path_end);
-        if query_or_fragment.starts_with('?') {
-            return Err(invalid("query strings are not allowed"));
-        }
-        if query_or_fragment.starts_with('#') {
-            return Err(invalid("fragments are not allowed"));
-        }
-        if raw_path.split(['/', '\\']).any(is_dot_dot) {
-            return Err(invalid("its path contains a `..` segment"));
-        }
-
+        let (scheme, rest) = split_scheme(seed).map_err(invalid)?;
+        check_authority_and_path(rest).map_err(invalid)?;
         let mut url =
             Url::parse(&format!("{scheme}://{rest}")).map_err(|err| invalid(&err.to_string()))?;
         if url.port() == Some(0) {
             return Err(invalid("port 0 is not usable"));
         }
-        match url.host() {
-            Some(Host::Domain(host)) => {
-                if let Some(problem) = dns_name_problem(host) {
-                    return Err(invalid(&problem));
-                }
-                // `example.com.` and `example.com` are the same site; keep one spelling so
-                // that duplicates are found and domains match.
-                if let Some(host) = host.strip_suffix('.').map(str::to_owned) {
-                    url.set_host(Some(&host))
-                        .map_err(|err| invalid(&err.to_string()))?;
-                }
-            }
-            Some(Host::Ipv4(_) | Host::Ipv6(_)) => {}
-            None => return Err(invalid("it has no host")),
-        }
-
-        let path = url.path().trim_end_matches('/');
-        let base_path = if path.is_empty() {
-            None
-        } else {
-            // The leading '/' yields one empty segment; any other is a `//` inside the path.
-            let segments: Vec<&str> = path.split('/').skip(1).collect();
-            if segments.iter().any(|segment| segment.is_empty()) {
-                return Err(invalid("its path contains an empty segment (`//`)"));
-            }
-            if segments
-                .iter()
-                .any(|segment| segment.eq_ignore_ascii_case(".well-known"))
-            {
-                return Err(invalid(
-                    "give the site, not the index URL (the path contains .well-known)",
-                ));
-            }
-            Some(path.to_owned())
-        };
+        normalise_host(&mut url).map_err(|problem| invalid(&problem))?;
+        let base_path = base_path(&url).map_err(invalid)?;
 
         let mut origin = url;
         origin.set_path("/");
@@ -181,6 +107,94 @@ impl SeedTarget {
         bases.push(self.origin.clone());
         bases
     }
+}
+
+/// Splits a seed into its scheme (`https` when it names none) and the rest, after checking
+/// its text: not empty, no whitespace or control character.
+fn split_scheme(seed: &str) -> Result<(&'static str, &str), &'static str> {
+    if seed.is_empty() {
+        return Err("it is empty");
+    }
+    // `url` silently drops tabs and newlines inside a URL; a seed holding one is a typo,
+    // not a request for the joined-up host.
+    if seed.chars().any(char::is_whitespace) {
+        return Err("it contains whitespace");
+    }
+    if seed.chars().any(char::is_control) {
+        return Err("it contains a control character");
+    }
+    match seed.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => Ok(("http", rest)),
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("https") => Ok(("https", rest)),
+        Some(_) => Err("scheme must be http or https"),
+        None => Ok(("https", seed)),
+    }
+}
+
+/// Checks what follows the scheme, on the text, before `url` normalises it away: credentials
+/// would be sent to the site, and `url` resolves `..` (even as `%2e%2e`) without a trace.
+fn check_authority_and_path(rest: &str) -> Result<(), &'static str> {
+    let authority_end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
+    let (authority, after_authority) = rest.split_at(authority_end);
+    if authority.is_empty() {
+        return Err("it has no host");
+    }
+    if authority.contains('@') {
+        return Err("credentials (user@host) are not allowed");
+    }
+    let path_end = after_authority
+        .find(['?', '#'])
+        .unwrap_or(after_authority.len());
+    let (raw_path, query_or_fragment) = after_authority.split_at(path_end);
+    if query_or_fragment.starts_with('?') {
+        return Err("query strings are not allowed");
+    }
+    if query_or_fragment.starts_with('#') {
+        return Err("fragments are not allowed");
+    }
+    if raw_path.split(['/', '\\']).any(is_dot_dot) {
+        return Err("its path contains a `..` segment");
+    }
+    Ok(())
+}
+
+/// Checks the host: a DNS name that follows the rules, or an IP address.
+fn normalise_host(url: &mut Url) -> Result<(), String> {
+    match url.host() {
+        Some(Host::Domain(host)) => {
+            if let Some(problem) = dns_name_problem(host) {
+                return Err(problem);
+            }
+            // `example.com.` and `example.com` are the same site; keep one spelling so
+            // that duplicates are found and domains match.
+            if let Some(host) = host.strip_suffix('.').map(str::to_owned) {
+                url.set_host(Some(&host)).map_err(|err| err.to_string())?;
+            }
+            Ok(())
+        }
+        Some(Host::Ipv4(_) | Host::Ipv6(_)) => Ok(()),
+        None => Err("it has no host".to_owned()),
+    }
+}
+
+/// Returns the path a site publishes under, without a trailing slash, or `None` for the root.
+fn base_path(url: &Url) -> Result<Option<String>, &'static str> {
+    let path = url.path().trim_end_matches('/');
+    if path.is_empty() {
+        return Ok(None);
+    }
+    // The leading '/' yields one empty segment; any other is a `//` inside the path.
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    if segments.iter().any(|segment| segment.is_empty()) {
+        return Err("its path contains an empty segment (`//`)");
+    }
+    if segments
+        .iter()
+        .any(|segment| segment.eq_ignore_ascii_case(".well-known"))
+    {
+        return Err("give the site, not the index URL (the path contains .well-known)");
+    }
+    Ok(Some(path.to_owned()))
 }
 
 impl FromStr for SeedTarget {

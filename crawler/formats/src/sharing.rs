@@ -118,9 +118,25 @@ pub fn parse_index(bytes: &[u8], index_url: &Url) -> SharingIndex {
     let provider = reader.provider();
     let mut diagnostics = reader.diagnostics;
 
-    // Without a usable `skills` array the index still yields its protocol and provider, so
-    // that the report says everything that is wrong at once.
-    let skills: &[Value] = match object.get("skills") {
+    let skills = skills_array(&object, &mut diagnostics);
+    let entries = read_entries(skills, index_url, &mut diagnostics);
+    SharingIndex {
+        protocol_version,
+        provider,
+        entries,
+        diagnostics,
+    }
+}
+
+/// Returns the index's `skills` array (empty, with a diagnostic, when there is none).
+///
+/// Without a usable `skills` array the index still yields its protocol and provider, so
+/// that the report says everything that is wrong at once.
+fn skills_array<'a>(
+    object: &'a Map<String, Value>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> &'a [Value] {
+    match object.get("skills") {
         Some(Value::Array(skills)) => skills,
         None | Some(Value::Null) => {
             diagnostics.push(
@@ -138,8 +154,16 @@ pub fn parse_index(bytes: &[u8], index_url: &Url) -> SharingIndex {
             );
             &[]
         }
-    };
+    }
+}
 
+/// Reads the entries (up to [`MAX_SHARING_ENTRIES`]); an entry that is not an object, has no
+/// usable id, or repeats an id is skipped with an index diagnostic.
+fn read_entries(
+    skills: &[Value],
+    index_url: &Url,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<SharingEntry> {
     if skills.len() > MAX_SHARING_ENTRIES {
         diagnostics.push(
             Diagnostic::new(
@@ -193,13 +217,7 @@ pub fn parse_index(bytes: &[u8], index_url: &Url) -> SharingIndex {
         first_position.insert(slug.as_str().to_owned(), position);
         entries.push(parse_entry(entry, position, slug, index_url));
     }
-
-    SharingIndex {
-        protocol_version,
-        provider,
-        entries,
-        diagnostics,
-    }
+    entries
 }
 
 /// Returns the entry's `id` as a slug, or the index-level diagnostic that skips the entry.

@@ -66,7 +66,8 @@ fn corpus_matches_manifest() {
                 }
             }
         }
-        // A domain that publishes both layouts yields one record per layout.
+        // A skill a domain publishes in both layouts yields one record, from the index probed
+        // first, as a crawl does.
         let mut records: BTreeMap<String, Vec<&Skill>> = BTreeMap::new();
         for record in checked.records() {
             assert_eq!(record.format, Format::AgentSkills);

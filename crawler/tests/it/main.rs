@@ -1,10 +1,12 @@
 //! Integration tests of the crawler crate: the corpus against its manifest, crawls of fixture
-//! servers on loopback, and hostile servers. One test binary, one module per area.
+//! servers on loopback, hostile servers, and one tree read from disk and over HTTP alike. One
+//! test binary, one module per area.
 
 mod corpus;
 mod crawl;
 mod hostile;
 mod server;
+mod site;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

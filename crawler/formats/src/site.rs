@@ -1,0 +1,873 @@
+//! One pipeline for every site, network origin or folder on disk: probe the well-known paths,
+//! read the indexes found, fetch what they list, normalise it into records.
+//!
+//! [`SiteCrawl`] is the pipeline as a sans-IO state machine: it says which URL it wants next
+//! ([`Step::Fetch`]), and the driver answers with the bytes or the reason there are none
+//! ([`SiteCrawl::answer`]). The crawler drives it over HTTP (robots.txt, politeness, the HTTP
+//! cache, the blob store); `validate PATH`, the corpus tests and the benchmark drive it over a
+//! directory whose files stand for a site's URLs. So the three see the same probes, the same
+//! order, the same duplicate handling and the same records, and a difference between a crawl
+//! and a local check can only come from the bytes.
+//!
+//! Why here, and sans-IO, rather than an async `Site` trait in the crawler: the pipeline is
+//! decisions over bytes (which path to probe next, whether a 200 is an HTML "not found",
+//! which index wins a duplicate), which is what this crate is for; a state machine keeps it
+//! free of any runtime, so a publisher's tool or the benchmark can drive it from a plain loop
+//! ([`SiteCrawl::run`]) without depending on the crawler. The CPU-heavy step (unpacking an
+//! archive, parsing its SKILL.md) is handed to the driver as a [`NormalizeJob`], so that an
+//! async driver can run it off its event loop.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use time::OffsetDateTime;
+use url::Url;
+
+use crate::archive::ArchiveFile;
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::index::{self, EntryKind, IndexEntry, IndexVersion, SKILL_MD};
+use crate::normalize::{
+    self, Fetched, MAX_ARCHIVE_BYTES, MAX_DESCRIPTOR_BYTES, MAX_SKILL_MD_BYTES, Source,
+};
+use crate::sharing::{self, SharingEntry};
+use crate::skill::{Digest, DigestStatus, Format, Skill};
+
+/// The well-known index paths, in the order they are probed.
+pub const WELL_KNOWN_INDEXES: [(&str, Format); 3] = [
+    ("/.well-known/agent-skills/index.json", Format::AgentSkills),
+    ("/.well-known/skills/index.json", Format::AgentSkills),
+    ("/.well-known/skill-sharing", Format::SkillSharing),
+];
+/// The largest file of a v0.1 skill fetched when prefetching files.
+pub const MAX_PREFETCH_FILE_BYTES: usize = 16 * 1024 * 1024;
+/// The most bytes of files fetched for one v0.1 skill when prefetching files.
+pub const MAX_PREFETCH_SKILL_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A request that did not yield a usable response, or a file that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchFailure {
+    /// Stable code.
+    pub code: Code,
+    /// What happened, naming the URL's problem.
+    pub message: String,
+    /// The URL that failed (the redirect hop, when a redirect was involved).
+    pub url: Url,
+}
+
+impl FetchFailure {
+    /// Returns a failure of `url`.
+    pub fn new(code: Code, url: &Url, message: impl Into<String>) -> FetchFailure {
+        FetchFailure {
+            code,
+            message: message.into(),
+            url: url.clone(),
+        }
+    }
+
+    /// Returns the failure as a diagnostic, for the record or index it concerns.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic::new(self.code, format!("{}: {}", self.url, self.message))
+    }
+}
+
+/// The bytes a driver got for a [`Request`].
+#[derive(Debug, Clone)]
+pub struct Body {
+    /// The URL the bytes came from: after redirects, the last one.
+    pub url: Url,
+    /// The bytes, at most the request's `limit`.
+    pub bytes: Vec<u8>,
+    /// The `Content-Type`, if the driver knows one.
+    pub content_type: Option<String>,
+}
+
+/// A driver's answer to a [`Request`].
+pub type Reply = Result<Body, FetchFailure>;
+
+/// What a requested URL is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// An index of this protocol (a well-known path, or an index given explicitly).
+    Index(Format),
+    /// The artifact an agent-skills entry points at.
+    Artifact(EntryKind),
+    /// A skill-sharing descriptor.
+    Descriptor,
+    /// A file a v0.1 entry lists besides its SKILL.md.
+    ListedFile,
+}
+
+/// A URL the pipeline wants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The URL.
+    pub url: Url,
+    /// What it is for.
+    pub kind: RequestKind,
+    /// More bytes than this is a `too_large` failure.
+    pub limit: usize,
+    /// The digest the bytes must have, when the index published one: a driver that already
+    /// holds bytes with this digest may answer with them instead of fetching (the discovery
+    /// specification's change detection).
+    pub digest: Option<Digest>,
+}
+
+impl Request {
+    /// True when the body is content worth keeping as it is (a descriptor or a listed file);
+    /// an artifact's bytes are kept only once verified, see [`Normalized::bytes_to_keep`].
+    pub fn keeps_body(&self) -> bool {
+        matches!(self.kind, RequestKind::Descriptor | RequestKind::ListedFile)
+    }
+}
+
+/// How to crawl a site.
+#[derive(Debug, Clone, Copy)]
+pub struct SiteOptions {
+    /// The time the records are stamped with.
+    pub seen_at: OffsetDateTime,
+    /// Also fetch every file a v0.1 `files[]` lists (exports and `validate` need them).
+    pub prefetch_files: bool,
+}
+
+/// What the pipeline needs next.
+#[derive(Debug)]
+pub enum Step {
+    /// Get this URL and give the result to [`SiteCrawl::answer`].
+    Fetch(Request),
+    /// Run this job (CPU work: unpacking, YAML) and give its output to
+    /// [`SiteCrawl::normalized`], or call [`SiteCrawl::normalize_failed`] if it could not run.
+    /// (Boxed: the job holds the artifact's bytes and its entry.)
+    Normalize(Box<NormalizeJob>),
+    /// Nothing more: [`SiteCrawl::finish`] returns what was found.
+    Done,
+}
+
+/// Turning one fetched artifact into its record, owned so that it can run on another thread.
+#[derive(Debug)]
+pub struct NormalizeJob {
+    source: Source,
+    entry: IndexEntry,
+    body: Body,
+    seen_at: OffsetDateTime,
+}
+
+impl NormalizeJob {
+    /// Returns the artifact's URL, as its index gave it.
+    pub fn url(&self) -> &Url {
+        &self.entry.url
+    }
+
+    /// Builds the record (verifying the digest before anything is unpacked).
+    pub fn run(self) -> Normalized {
+        let (record, files) = normalize::agent_skill_and_files(
+            &self.source,
+            &self.entry,
+            Fetched::Bytes {
+                bytes: &self.body.bytes,
+                content_type: self.body.content_type.as_deref(),
+            },
+            self.seen_at,
+        );
+        Normalized {
+            record,
+            files,
+            artifact: self.body.bytes,
+        }
+    }
+}
+
+/// The output of a [`NormalizeJob`].
+#[derive(Debug)]
+pub struct Normalized {
+    /// The record.
+    pub record: Skill,
+    /// The files unpacked from an archive artifact.
+    pub files: Vec<ArchiveFile>,
+    artifact: Vec<u8>,
+}
+
+impl Normalized {
+    /// Returns the bytes worth keeping: the artifact when it was verified (or had nothing to
+    /// verify against), and every file unpacked from it.
+    pub fn bytes_to_keep(&self) -> impl Iterator<Item = &[u8]> {
+        let artifact = (self.record.digest_status != DigestStatus::Mismatch)
+            .then_some(self.artifact.as_slice());
+        artifact
+            .into_iter()
+            .chain(self.files.iter().map(|file| file.bytes.as_slice()))
+    }
+}
+
+/// An index that was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexRead {
+    /// The index URL (as probed, before redirects).
+    pub url: Url,
+    /// Its protocol.
+    pub format: Format,
+    /// For agent-skills indexes, the version it was read as.
+    pub version: Option<IndexVersion>,
+    /// Problems with the index as a whole and with entries that were skipped.
+    pub diagnostics: Vec<Diagnostic>,
+    /// False when the index could not be used at all (not JSON, wrong shape, too large);
+    /// records of an unusable index are kept as they were, not tombstoned.
+    pub usable: bool,
+}
+
+/// Everything a site's crawl found.
+#[derive(Debug, Clone, Default)]
+pub struct SiteFindings {
+    /// The indexes read, in probe order.
+    pub indexes: Vec<IndexRead>,
+    /// The records built, one per skill id, in index order.
+    pub records: Vec<Skill>,
+    /// Requests that failed outside any record: index probes.
+    pub failures: Vec<FetchFailure>,
+    /// Notes about the site as a whole: a skill listed by two of its indexes.
+    pub notes: Vec<Diagnostic>,
+    /// True when an index probe was refused by robots.txt.
+    pub disallowed: bool,
+}
+
+/// One site's crawl, as a state machine: see the [module documentation](self).
+#[derive(Debug)]
+pub struct SiteCrawl {
+    options: SiteOptions,
+    /// The base URLs the well-known paths are probed under, most specific first.
+    bases: Vec<Url>,
+    /// Work not started yet, in order.
+    work: VecDeque<Work>,
+    /// The work whose request (or normalize job) is out.
+    waiting: Option<Work>,
+    /// A normalize job to hand out before anything else.
+    job: Option<Box<NormalizeJob>>,
+    /// The ids of the records built so far.
+    record_ids: BTreeSet<String>,
+    found: SiteFindings,
+}
+
+/// One unit of the pipeline's work.
+#[derive(Debug)]
+enum Work {
+    /// Probe `WELL_KNOWN_INDEXES[path]` under `bases[base]` (then the later bases).
+    Probe { path: usize, base: usize },
+    /// Read the index at `url`; `probe` is `(path, base)` when a probe asked for it.
+    Index {
+        url: Url,
+        format: Format,
+        probe: Option<(usize, usize)>,
+    },
+    /// Fetch an agent-skills entry's artifact and build its record.
+    Artifact { source: Source, entry: IndexEntry },
+    /// Fetch a skill-sharing entry's descriptor and build its record.
+    Descriptor {
+        source: Source,
+        entry: SharingEntry,
+        index_url: Url,
+    },
+    /// Fetch the other files a v0.1 entry lists into `found.records[record]`.
+    ListedFiles(ListedFiles),
+}
+
+/// The files of one v0.1 entry still to fetch.
+#[derive(Debug)]
+struct ListedFiles {
+    record: usize,
+    position: usize,
+    base: Url,
+    paths: VecDeque<String>,
+    /// The one being fetched.
+    current: String,
+    /// Bytes fetched so far.
+    total: u64,
+}
+
+impl SiteCrawl {
+    /// Returns a crawl that probes the well-known paths under each of `bases` (most specific
+    /// first, each ending in `/`) and follows every index found.
+    pub fn probe(bases: Vec<Url>, options: SiteOptions) -> SiteCrawl {
+        let work = (0..WELL_KNOWN_INDEXES.len())
+            .map(|path| Work::Probe { path, base: 0 })
+            .collect();
+        SiteCrawl::with_work(bases, work, options)
+    }
+
+    /// Returns a crawl of the one index at `url`, read as `format`, and what it lists.
+    pub fn index(url: Url, format: Format, options: SiteOptions) -> SiteCrawl {
+        let work = VecDeque::from([Work::Index {
+            url,
+            format,
+            probe: None,
+        }]);
+        SiteCrawl::with_work(Vec::new(), work, options)
+    }
+
+    fn with_work(bases: Vec<Url>, work: VecDeque<Work>, options: SiteOptions) -> SiteCrawl {
+        SiteCrawl {
+            options,
+            bases,
+            work,
+            waiting: None,
+            job: None,
+            record_ids: BTreeSet::new(),
+            found: SiteFindings::default(),
+        }
+    }
+
+    /// Runs the crawl to the end with a driver that answers at once (a directory on disk).
+    pub fn run(mut self, mut get: impl FnMut(&Request) -> Reply) -> SiteFindings {
+        loop {
+            match self.next_step() {
+                Step::Fetch(request) => {
+                    let reply = get(&request);
+                    self.answer(reply);
+                }
+                Step::Normalize(job) => self.normalized(job.run()),
+                Step::Done => return self.finish(),
+            }
+        }
+    }
+
+    /// Returns what the pipeline needs next. Each [`Step::Fetch`] must be answered, and each
+    /// [`Step::Normalize`] completed, before the next call.
+    pub fn next_step(&mut self) -> Step {
+        debug_assert!(self.waiting.is_none() || self.job.is_some());
+        if let Some(job) = self.job.take() {
+            return Step::Normalize(job);
+        }
+        while let Some(work) = self.work.pop_front() {
+            if let Some(request) = self.start(work) {
+                return Step::Fetch(request);
+            }
+        }
+        Step::Done
+    }
+
+    /// Starts one unit of work: returns its request, or `None` when it needed none (or
+    /// could not make one).
+    fn start(&mut self, work: Work) -> Option<Request> {
+        match work {
+            Work::Probe { path, base } => {
+                let (well_known, format) = WELL_KNOWN_INDEXES[path];
+                let Ok(url) = self.bases[base].join(well_known.trim_start_matches('/')) else {
+                    self.probe_next_base(path, base);
+                    return None;
+                };
+                self.wait(Work::Index {
+                    url,
+                    format,
+                    probe: Some((path, base)),
+                })
+            }
+            Work::Descriptor {
+                source,
+                entry,
+                index_url,
+            } if entry.descriptor_url.is_none() => {
+                let failure = FetchFailure::new(
+                    Code::Unfetched,
+                    &index_url,
+                    "no usable `descriptor_url`; the descriptor was not read",
+                );
+                let record = normalize::shared_skill(
+                    &source,
+                    &entry,
+                    Fetched::Failed(&failure.to_diagnostic()),
+                    self.options.seen_at,
+                );
+                self.found.records.push(record);
+                None
+            }
+            Work::ListedFiles(files) => self.next_listed_file(files),
+            work => self.wait(work),
+        }
+    }
+
+    /// Makes `work` the one waiting for an answer and returns its request.
+    fn wait(&mut self, work: Work) -> Option<Request> {
+        let request = match &work {
+            Work::Index { url, format, .. } => Request {
+                url: url.clone(),
+                kind: RequestKind::Index(*format),
+                limit: match format {
+                    Format::AgentSkills => index::MAX_INDEX_BYTES,
+                    Format::SkillSharing => sharing::MAX_INDEX_BYTES,
+                },
+                digest: None,
+            },
+            Work::Artifact { entry, .. } => Request {
+                url: entry.url.clone(),
+                kind: RequestKind::Artifact(entry.kind),
+                limit: match entry.kind {
+                    EntryKind::SkillMd => MAX_SKILL_MD_BYTES,
+                    EntryKind::Archive => MAX_ARCHIVE_BYTES,
+                },
+                digest: entry.digest,
+            },
+            Work::Descriptor { entry, .. } => Request {
+                url: entry.descriptor_url.clone()?,
+                kind: RequestKind::Descriptor,
+                limit: MAX_DESCRIPTOR_BYTES,
+                digest: None,
+            },
+            Work::ListedFiles(files) => Request {
+                url: files.base.join(&files.current).ok()?,
+                kind: RequestKind::ListedFile,
+                limit: MAX_PREFETCH_FILE_BYTES,
+                digest: None,
+            },
+            Work::Probe { .. } => return None,
+        };
+        self.waiting = Some(work);
+        Some(request)
+    }
+
+    /// Takes the next file of a v0.1 entry to fetch, skipping its SKILL.md (already read)
+    /// and stopping at the per-skill cap.
+    fn next_listed_file(&mut self, mut files: ListedFiles) -> Option<Request> {
+        while let Some(path) = files.paths.pop_front() {
+            if path == SKILL_MD {
+                continue;
+            }
+            if files.total > MAX_PREFETCH_SKILL_BYTES {
+                self.found.records[files.record].diagnostics.push(
+                    Diagnostic::new(
+                        Code::TooLarge,
+                        format!(
+                            "the skill's files are larger than the {MAX_PREFETCH_SKILL_BYTES} bytes fetched; {path:?} and later files were not"
+                        ),
+                    )
+                    .at(format!("skills[{}].files", files.position)),
+                );
+                return None;
+            }
+            if files.base.join(&path).is_err() {
+                continue;
+            }
+            files.current = path;
+            return self.wait(Work::ListedFiles(files));
+        }
+        None
+    }
+
+    /// Takes the driver's answer to the last [`Step::Fetch`].
+    pub fn answer(&mut self, reply: Reply) {
+        let Some(work) = self.waiting.take() else {
+            debug_assert!(false, "an answer without a request");
+            return;
+        };
+        match work {
+            Work::Index { url, format, probe } => self.answer_index(url, format, probe, reply),
+            Work::Artifact { source, entry } => match reply {
+                Ok(body) => {
+                    self.job = Some(Box::new(NormalizeJob {
+                        source: source.clone(),
+                        entry: entry.clone(),
+                        body,
+                        seen_at: self.options.seen_at,
+                    }));
+                    self.waiting = Some(Work::Artifact { source, entry });
+                }
+                Err(failure) => {
+                    let record = normalize::agent_skill(
+                        &source,
+                        &entry,
+                        Fetched::Failed(&failure.to_diagnostic()),
+                        self.options.seen_at,
+                    );
+                    self.found.records.push(record);
+                }
+            },
+            Work::Descriptor { source, entry, .. } => {
+                let seen_at = self.options.seen_at;
+                let record = match &reply {
+                    Ok(body) => normalize::shared_skill(
+                        &source,
+                        &entry,
+                        Fetched::Bytes {
+                            bytes: &body.bytes,
+                            content_type: body.content_type.as_deref(),
+                        },
+                        seen_at,
+                    ),
+                    Err(failure) => normalize::shared_skill(
+                        &source,
+                        &entry,
+                        Fetched::Failed(&failure.to_diagnostic()),
+                        seen_at,
+                    ),
+                };
+                self.found.records.push(record);
+            }
+            Work::ListedFiles(mut files) => {
+                let record = &mut self.found.records[files.record];
+                match reply {
+                    Ok(body) => {
+                        files.total += body.bytes.len() as u64;
+                        normalize::record_file(record, &files.current, &body.bytes);
+                    }
+                    Err(failure) => record.diagnostics.push(
+                        failure
+                            .to_diagnostic()
+                            .at(format!("skills[{}].files", files.position)),
+                    ),
+                }
+                if !files.paths.is_empty() {
+                    self.work.push_front(Work::ListedFiles(files));
+                }
+            }
+            Work::Probe { .. } => debug_assert!(false, "a probe is never waiting"),
+        }
+    }
+
+    /// Takes the output of the last [`Step::Normalize`].
+    pub fn normalized(&mut self, normalized: Normalized) {
+        let Some(Work::Artifact { entry, .. }) = self.waiting.take() else {
+            debug_assert!(false, "a normalized record without a job");
+            return;
+        };
+        self.add_agent_skill(&entry, normalized.record);
+    }
+
+    /// Records that the last [`Step::Normalize`] could not run (the driver lost it).
+    pub fn normalize_failed(&mut self) {
+        let Some(Work::Artifact { source, entry }) = self.waiting.take() else {
+            debug_assert!(false, "a failed job without a job");
+            return;
+        };
+        let failure = Diagnostic::new(
+            Code::InvalidArchive,
+            format!("{}: the artifact could not be read", entry.url),
+        );
+        let record = normalize::agent_skill(
+            &source,
+            &entry,
+            Fetched::Failed(&failure),
+            self.options.seen_at,
+        );
+        self.add_agent_skill(&entry, record);
+    }
+
+    /// Keeps an agent-skills record and, when prefetching, queues the files its entry lists.
+    fn add_agent_skill(&mut self, entry: &IndexEntry, record: Skill) {
+        let fetched = record.digest_status != DigestStatus::Unfetched;
+        self.found.records.push(record);
+        if !(self.options.prefetch_files && fetched) {
+            return;
+        }
+        let Some(base) = &entry.base_url else {
+            return;
+        };
+        self.work.push_front(Work::ListedFiles(ListedFiles {
+            record: self.found.records.len() - 1,
+            position: entry.position,
+            base: base.clone(),
+            paths: entry.files.iter().cloned().collect(),
+            current: String::new(),
+            total: 0,
+        }));
+    }
+
+    /// Returns what was found. Call it once [`SiteCrawl::next_step`] said [`Step::Done`].
+    pub fn finish(self) -> SiteFindings {
+        debug_assert!(self.waiting.is_none() && self.work.is_empty());
+        self.found
+    }
+
+    /// Probes the same well-known path under the next base, if there is one.
+    fn probe_next_base(&mut self, path: usize, base: usize) {
+        if base + 1 < self.bases.len() {
+            self.work.push_front(Work::Probe {
+                path,
+                base: base + 1,
+            });
+        }
+    }
+
+    fn answer_index(
+        &mut self,
+        url: Url,
+        format: Format,
+        probe: Option<(usize, usize)>,
+        reply: Reply,
+    ) {
+        match (reply, probe) {
+            (Ok(body), Some((path, base))) if is_soft_not_found(&body) => {
+                self.probe_next_base(path, base);
+            }
+            (Ok(body), _) => self.read_index(url, format, &body),
+            (Err(failure), Some((path, base))) if failure.code == Code::NotFound => {
+                self.probe_next_base(path, base);
+            }
+            (Err(failure), _) => {
+                if failure.code == Code::RobotsDisallowed {
+                    self.found.disallowed = true;
+                }
+                self.found.failures.push(failure);
+            }
+        }
+    }
+
+    /// Parses an index and queues its entries, ahead of the probes still to come.
+    fn read_index(&mut self, url: Url, format: Format, body: &Body) {
+        let Ok(source) = Source::new(url.clone()) else {
+            return;
+        };
+        let mut work = Vec::new();
+        match format {
+            Format::AgentSkills => {
+                let parsed = index::parse(&body.bytes, &body.url);
+                self.found.indexes.push(IndexRead {
+                    url: url.clone(),
+                    format,
+                    version: Some(parsed.version),
+                    usable: !parsed.entries.is_empty() || !has_error(&parsed.diagnostics),
+                    diagnostics: parsed.diagnostics,
+                });
+                for entry in parsed.entries {
+                    if !self.is_duplicate(&source, entry.slug.as_str(), &url) {
+                        work.push(Work::Artifact {
+                            source: source.clone(),
+                            entry,
+                        });
+                    }
+                }
+            }
+            Format::SkillSharing => {
+                let parsed = sharing::parse_index(&body.bytes, &body.url);
+                self.found.indexes.push(IndexRead {
+                    url: url.clone(),
+                    format,
+                    version: None,
+                    usable: !parsed.entries.is_empty() || !has_error(&parsed.diagnostics),
+                    diagnostics: parsed.diagnostics,
+                });
+                for entry in parsed.entries {
+                    if !self.is_duplicate(&source, entry.slug.as_str(), &url) {
+                        work.push(Work::Descriptor {
+                            source: source.clone(),
+                            entry,
+                            index_url: url.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        for work in work.into_iter().rev() {
+            self.work.push_front(work);
+        }
+    }
+
+    /// True (with a note) when an earlier index of the site already produced this id: the
+    /// current v0.2 index wins over the legacy one, and both over skill-sharing.
+    fn is_duplicate(&mut self, source: &Source, slug: &str, index_url: &Url) -> bool {
+        let id = format!("{}/{slug}", source.domain());
+        if self.record_ids.insert(id.clone()) {
+            return false;
+        }
+        self.found.notes.push(
+            Diagnostic::new(
+                Code::DuplicateName,
+                format!(
+                    "{id} is also listed by {index_url}; the entry of the index probed first is used"
+                ),
+            )
+            .as_warning(),
+        );
+        true
+    }
+}
+
+fn has_error(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics
+        .iter()
+        .any(|diagnostic| diagnostic.severity == Severity::Error)
+}
+
+/// Many sites answer every path with their HTML home page and status 200; such a page at a
+/// well-known index path means "no index", not "a broken index".
+pub fn is_soft_not_found(body: &Body) -> bool {
+    let html = body
+        .content_type
+        .as_deref()
+        .is_some_and(|content_type| content_type.trim_start().starts_with("text/html"));
+    let first = body.bytes.iter().find(|byte| !byte.is_ascii_whitespace());
+    html && first == Some(&b'<')
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    const SKILL: &str = "---\nname: pdf\ndescription: Reads PDFs.\n---\nbody\n";
+
+    fn options() -> SiteOptions {
+        SiteOptions {
+            seen_at: OffsetDateTime::UNIX_EPOCH,
+            prefetch_files: true,
+        }
+    }
+
+    /// Runs a crawl over `files` (URL -> body and content type); returns what it found and
+    /// the URLs it asked for, in order.
+    fn run(
+        crawl: SiteCrawl,
+        files: &HashMap<&str, (&str, Option<&str>)>,
+    ) -> (SiteFindings, Vec<String>) {
+        let mut asked = Vec::new();
+        let found = crawl.run(|request| {
+            asked.push(request.url.to_string());
+            match files.get(request.url.as_str()) {
+                Some((body, content_type)) => Ok(Body {
+                    url: request.url.clone(),
+                    bytes: body.as_bytes().to_vec(),
+                    content_type: content_type.map(str::to_owned),
+                }),
+                None => Err(FetchFailure::new(Code::NotFound, &request.url, "404")),
+            }
+        });
+        (found, asked)
+    }
+
+    fn bases(urls: &[&str]) -> Vec<Url> {
+        urls.iter().map(|url| url.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn each_path_is_probed_under_each_base_until_one_answers() {
+        let index =
+            r#"{"skills": [{"name": "pdf", "description": "Reads PDFs.", "files": ["SKILL.md"]}]}"#;
+        let files: HashMap<&str, (&str, Option<&str>)> = HashMap::from([
+            (
+                "https://h.test/.well-known/skills/index.json",
+                (index, None),
+            ),
+            (
+                "https://h.test/.well-known/skills/pdf/SKILL.md",
+                (SKILL, None),
+            ),
+            // An HTML home page served for every path is no index.
+            (
+                "https://h.test/docs/.well-known/skill-sharing",
+                (
+                    "<!doctype html><p>home</p>",
+                    Some("text/html; charset=utf-8"),
+                ),
+            ),
+        ]);
+        let crawl = SiteCrawl::probe(
+            bases(&["https://h.test/docs/", "https://h.test/"]),
+            options(),
+        );
+        let (found, asked) = run(crawl, &files);
+        assert_eq!(
+            asked,
+            [
+                "https://h.test/docs/.well-known/agent-skills/index.json",
+                "https://h.test/.well-known/agent-skills/index.json",
+                "https://h.test/docs/.well-known/skills/index.json",
+                "https://h.test/.well-known/skills/index.json",
+                "https://h.test/.well-known/skills/pdf/SKILL.md",
+                "https://h.test/docs/.well-known/skill-sharing",
+                "https://h.test/.well-known/skill-sharing",
+            ]
+        );
+        assert!(found.failures.is_empty(), "{:?}", found.failures);
+        assert_eq!(found.indexes.len(), 1);
+        assert_eq!(found.records.len(), 1);
+        assert_eq!(found.records[0].digest_status, DigestStatus::Absent);
+    }
+
+    #[test]
+    fn a_skill_listed_by_two_indexes_is_read_once_with_a_note() {
+        let digest = Digest::of(SKILL.as_bytes());
+        let v0_2 = format!(
+            r#"{{"$schema": "{}", "skills": [{{"name": "pdf", "type": "skill-md", "description": "Reads PDFs.", "url": "pdf/SKILL.md", "digest": "{digest}"}}]}}"#,
+            index::SCHEMA_V0_2
+        );
+        let v0_1 =
+            r#"{"skills": [{"name": "pdf", "description": "Reads PDFs.", "files": ["SKILL.md"]}]}"#;
+        let files: HashMap<&str, (&str, Option<&str>)> = HashMap::from([
+            (
+                "https://h.test/.well-known/agent-skills/index.json",
+                (v0_2.as_str(), None),
+            ),
+            (
+                "https://h.test/.well-known/agent-skills/pdf/SKILL.md",
+                (SKILL, None),
+            ),
+            ("https://h.test/.well-known/skills/index.json", (v0_1, None)),
+        ]);
+        let (found, asked) = run(
+            SiteCrawl::probe(bases(&["https://h.test/"]), options()),
+            &files,
+        );
+        assert_eq!(found.indexes.len(), 2);
+        assert_eq!(found.records.len(), 1);
+        assert_eq!(found.records[0].digest_status, DigestStatus::Verified);
+        assert_eq!(found.notes.len(), 1);
+        assert_eq!(found.notes[0].code, Code::DuplicateName);
+        assert!(
+            !asked
+                .iter()
+                .any(|url| url.ends_with("/skills/pdf/SKILL.md"))
+        );
+    }
+
+    #[test]
+    fn failures_are_the_site_s_or_the_record_s() {
+        let index = r#"{"skills": [{"name": "pdf", "description": "Reads PDFs.", "files": ["SKILL.md", "run.sh"]}]}"#;
+        let files: HashMap<&str, (&str, Option<&str>)> = HashMap::from([
+            (
+                "https://h.test/.well-known/skills/index.json",
+                (index, None),
+            ),
+            (
+                "https://h.test/.well-known/skills/pdf/SKILL.md",
+                (SKILL, None),
+            ),
+        ]);
+        let crawl = SiteCrawl::probe(bases(&["https://h.test/"]), options());
+        let found = crawl.run(|request| {
+            if request.url.path() == "/.well-known/skill-sharing" {
+                return Err(FetchFailure::new(Code::Timeout, &request.url, "timed out"));
+            }
+            match files.get(request.url.as_str()) {
+                Some((body, _)) => Ok(Body {
+                    url: request.url.clone(),
+                    bytes: body.as_bytes().to_vec(),
+                    content_type: None,
+                }),
+                None => Err(FetchFailure::new(Code::NotFound, &request.url, "404")),
+            }
+        });
+        // A probe that fails other than by "not found" is the site's failure...
+        assert_eq!(found.failures.len(), 1);
+        assert_eq!(found.failures[0].code, Code::Timeout);
+        // ...and a listed file that is missing is the record's.
+        let record = &found.records[0];
+        let missing = record
+            .diagnostics
+            .iter()
+            .find(|diagnostic| diagnostic.code == Code::NotFound)
+            .expect("the missing file is reported");
+        assert_eq!(missing.field.as_deref(), Some("skills[0].files"));
+    }
+
+    #[test]
+    fn an_index_given_explicitly_is_read_without_probing() {
+        let index =
+            r#"{"skills": [{"name": "pdf", "description": "Reads PDFs.", "files": ["SKILL.md"]}]}"#;
+        let files: HashMap<&str, (&str, Option<&str>)> = HashMap::from([
+            ("https://localhost/index.json", (index, None)),
+            ("https://localhost/pdf/SKILL.md", (SKILL, None)),
+        ]);
+        let url: Url = "https://localhost/index.json".parse().unwrap();
+        let crawl = SiteCrawl::index(url, Format::AgentSkills, options());
+        let (found, asked) = run(crawl, &files);
+        assert_eq!(asked.len(), 2, "{asked:?}");
+        assert_eq!(found.records.len(), 1);
+        assert_eq!(found.records[0].id.to_string(), "localhost/pdf");
+    }
+}
