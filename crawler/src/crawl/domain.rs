@@ -16,7 +16,7 @@ use formats::normalize::{
 };
 use formats::seeds::SeedTarget;
 use formats::sharing;
-use formats::skill::{Digest, Format, Skill};
+use formats::skill::{Digest, Format, Skill, SkillId, Slug};
 use store::blobs::Blobs;
 use store::{CacheEntry, CrawlErrorEntry, DomainStatus, Outcome};
 
@@ -169,7 +169,7 @@ impl DomainRun<'_> {
                     usable,
                 });
                 for entry in &parsed.entries {
-                    if self.is_duplicate(&source, entry.slug.as_str(), url) {
+                    if self.is_duplicate(&source, &entry.slug, url) {
                         continue;
                     }
                     let record = self.agent_skill(session, fetcher, &source, entry).await;
@@ -187,7 +187,7 @@ impl DomainRun<'_> {
                     usable,
                 });
                 for entry in &parsed.entries {
-                    if self.is_duplicate(&source, entry.slug.as_str(), url) {
+                    if self.is_duplicate(&source, &entry.slug, url) {
                         continue;
                     }
                     let fetched = match &entry.descriptor_url {
@@ -231,16 +231,17 @@ impl DomainRun<'_> {
 
     /// True (with a note) when an earlier index of the domain already produced this id: the
     /// current v0.2 index wins over the legacy one, and both over skill-sharing.
-    fn is_duplicate(&mut self, source: &Source, slug: &str, index_url: &Url) -> bool {
-        let id = format!("{}/{slug}", source.domain());
-        if self.record_ids.insert(id.clone()) {
+    fn is_duplicate(&mut self, source: &Source, slug: &Slug, index_url: &Url) -> bool {
+        let id = SkillId::new(source.domain().clone(), slug.clone());
+        if self.record_ids.insert(id.to_string()) {
             return false;
         }
         self.domain_diagnostics.push(Diagnostic::new(
             Code::DuplicateName,
             format!("{id} is also listed by {index_url}; the entry of the index probed first is used"),
         )
-        .as_warning());
+        .as_warning()
+        .about(id));
         true
     }
 
@@ -415,6 +416,7 @@ impl DomainRun<'_> {
                 code: failure.code.as_str().to_owned(),
                 message: failure.message.clone(),
                 url: failure.url.to_string(),
+                record: None,
             })
             .collect();
         for index in &self.indexes {
@@ -427,7 +429,9 @@ impl DomainRun<'_> {
         for record in &self.records {
             for diagnostic in &record.diagnostics {
                 if diagnostic.severity_for(VerdictKind::Lenient) == Severity::Error {
-                    errors.push(entry_of(diagnostic, &record.source_url));
+                    let mut entry = entry_of(diagnostic, &record.source_url);
+                    entry.record = Some(record.id.clone());
+                    errors.push(entry);
                 }
             }
         }
@@ -472,6 +476,7 @@ fn entry_of(diagnostic: &Diagnostic, url: &Url) -> CrawlErrorEntry {
         code: diagnostic.code.as_str().to_owned(),
         message,
         url: url.to_string(),
+        record: diagnostic.record.clone(),
     }
 }
 

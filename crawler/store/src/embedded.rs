@@ -16,7 +16,7 @@ use time::OffsetDateTime;
 use url::Url;
 
 use formats::Diagnostic;
-use formats::{Digest, Domain, Format, Skill};
+use formats::{Digest, Domain, Format, Skill, SkillId};
 
 /// The database file inside the data directory.
 pub const STORE_FILE: &str = "crawl.redb";
@@ -97,6 +97,10 @@ pub struct CrawlErrorEntry {
     pub message: String,
     /// The URL it happened at.
     pub url: String,
+    /// The record it concerns, when it concerns one: whoever may not see the record does not
+    /// see the error either. The crawl report leaves it out (see [`crate::report`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<SkillId>,
 }
 
 /// The state of one domain after its last crawl.
