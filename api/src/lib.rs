@@ -19,6 +19,7 @@
 //! - `web`: the server-rendered web directory (search page, skill pages, domain pages).
 //! - `files`: a record's files: path rules and bytes from the blob store.
 //! - `auth`: bearer [`Tokens`] and the caller extractor.
+//! - [`wire`]: the JSON bodies, built from the index's answers, records and crawl status.
 //! - `error`: [`ApiError`], the one error type and JSON shape.
 //! - `extract`: extractors whose rejections are [`ApiError`]s; query parameters.
 //! - `cursor`: opaque, checked pagination cursors.
@@ -34,6 +35,7 @@
 //!   facet counts, records, files, changes, protocol documents or pages. Searches, gets and
 //!   listings go through the index, which enforces this itself; the few store reads (changes,
 //!   domains) filter on their own.
+//! - JSON bodies are [`wire`] types, never the stored types serialised as they are.
 //! - Every error is `{"error": {"code", "message"}}` with a 4xx status (JSON-RPC errors are
 //!   JSON-RPC error objects); 5xx only for the server's own failures, whose details are logged
 //!   and never sent.
@@ -50,6 +52,7 @@ mod progress;
 mod routes;
 mod state;
 mod web;
+pub mod wire;
 
 use std::future::Future;
 

@@ -10,88 +10,16 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::State;
-use formats::{Access, Diagnostic, Domain, Format};
+use formats::{Access, Domain};
 use indexer::{Caller, Filters, MAX_LIMIT, SearchRequest};
-use serde::Serialize;
-use store::{CrawlErrorEntry, DomainStatus, Outcome};
-use time::OffsetDateTime;
-use url::Url;
+use store::DomainStatus;
 
 use crate::auth::Auth;
 use crate::cursor;
 use crate::error::ApiError;
 use crate::extract::{ApiPath, Params};
-use crate::progress::CrawlView;
 use crate::state::AppState;
-
-/// One domain in the list.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct DomainSummary {
-    /// The domain.
-    pub(crate) domain: Domain,
-    /// The origin crawled.
-    pub(crate) origin: String,
-    /// How its last crawl ended.
-    pub(crate) outcome: Outcome,
-    /// The formats it publishes.
-    pub(crate) formats: Vec<Format>,
-    /// Skills the caller may see.
-    pub(crate) skills: u64,
-    /// HTTP requests of its last crawl.
-    pub(crate) requests: usize,
-    /// Errors of its last crawl (those the caller may see).
-    pub(crate) errors: usize,
-    /// When its last crawl finished.
-    #[serde(with = "time::serde::rfc3339")]
-    pub(crate) crawled_at: OffsetDateTime,
-    /// When an index of it was last read successfully.
-    #[serde(with = "time::serde::rfc3339::option")]
-    pub(crate) last_success: Option<OffsetDateTime>,
-}
-
-/// `GET /v1/domains` body.
-#[derive(Debug, Serialize)]
-pub(crate) struct DomainList {
-    /// Domains in name order.
-    pub(crate) domains: Vec<DomainSummary>,
-    /// The cursor of the next page, or `null` on the last.
-    pub(crate) next_cursor: Option<String>,
-    /// The background crawl.
-    pub(crate) crawl: CrawlView,
-}
-
-/// `GET /v1/domains/{domain}` body: the full status.
-#[derive(Debug, Serialize)]
-pub(crate) struct DomainDetail {
-    /// The domain.
-    pub(crate) domain: Domain,
-    /// The origin crawled.
-    pub(crate) origin: String,
-    /// How its last crawl ended.
-    pub(crate) outcome: Outcome,
-    /// The formats it publishes.
-    pub(crate) formats: Vec<Format>,
-    /// The index URLs read in its last crawl.
-    pub(crate) indexes: Vec<Url>,
-    /// Skills the caller may see.
-    pub(crate) skills: u64,
-    /// HTTP requests of its last crawl.
-    pub(crate) requests: usize,
-    /// Errors of its last crawl.
-    pub(crate) errors: Vec<CrawlErrorEntry>,
-    /// Errors past the listed ones, counted only.
-    pub(crate) errors_omitted: usize,
-    /// Index-level diagnostics.
-    pub(crate) diagnostics: Vec<Diagnostic>,
-    /// When its last crawl finished.
-    #[serde(with = "time::serde::rfc3339")]
-    pub(crate) crawled_at: OffsetDateTime,
-    /// When an index of it was last read successfully.
-    #[serde(with = "time::serde::rfc3339::option")]
-    pub(crate) last_success: Option<OffsetDateTime>,
-    /// True while a background crawl runs (this domain may be in it).
-    pub(crate) crawling: bool,
-}
+use crate::wire::{CrawlErrorView, DiagnosticView, DomainDetail, DomainList, DomainSummary};
 
 /// `GET /v1/domains?limit=&cursor=`.
 pub(super) async fn list(
@@ -203,9 +131,13 @@ pub(crate) fn domain_detail(
         formats: status.formats,
         indexes: status.indexes,
         requests: status.requests,
-        errors: status.errors,
+        errors: status.errors.iter().map(CrawlErrorView::from).collect(),
         errors_omitted: status.errors_omitted,
-        diagnostics: status.diagnostics,
+        diagnostics: status
+            .diagnostics
+            .iter()
+            .map(DiagnosticView::from)
+            .collect(),
         crawled_at: status.crawled_at,
         last_success: status.last_success,
         crawling: state.progress().view().running,

@@ -1,4 +1,4 @@
-//! `GET /v1/search`: the index's answer, exactly (DESIGN.md §6).
+//! `GET /v1/search`: the index's answer (DESIGN.md §6).
 
 use axum::Json;
 use axum::extract::State;
@@ -11,6 +11,7 @@ use crate::caching::etag_of;
 use crate::error::ApiError;
 use crate::extract::Params;
 use crate::state::AppState;
+use crate::wire::SearchBody;
 
 /// `GET /v1/search?q=&type=&access=&domain=&format=&tag=&limit=20&offset=0`.
 pub(super) async fn search(
@@ -19,14 +20,14 @@ pub(super) async fn search(
     params: Params,
 ) -> Result<Response, ApiError> {
     let request = params.search_request(caller)?;
-    let mut results = run(&state, request).await?;
+    let mut body = SearchBody::from(run(&state, request).await?);
     // The entity tag leaves out `took_ms`, so the same results revalidate as unchanged.
-    let took_ms = std::mem::take(&mut results.took_ms);
-    let etag = serde_json::to_vec(&results)
+    let took_ms = std::mem::take(&mut body.took_ms);
+    let etag = serde_json::to_vec(&body)
         .map(|bytes| etag_of(&bytes))
         .map_err(|error| ApiError::internal(&error))?;
-    results.took_ms = took_ms;
-    Ok(([(ETAG, etag)], Json(results)).into_response())
+    body.took_ms = took_ms;
+    Ok(([(ETAG, etag)], Json(body)).into_response())
 }
 
 /// Runs a search on the blocking pool.

@@ -7,7 +7,7 @@
 //!
 //! Pages are plain HTML with an inline style sheet and no script.
 
-mod html;
+pub(crate) mod html;
 
 use std::fmt::Write as _;
 
@@ -246,7 +246,7 @@ fn search_body(params: &Params, request: &SearchRequest, results: &SearchResults
         let text = if hit.snippet.is_empty() {
             escape(&shorten(&hit.description, 300))
         } else {
-            html::snippet(&hit.snippet)
+            html::marked(&hit.snippet)
         };
         let _ = write!(
             out,
@@ -661,9 +661,13 @@ mod tests {
         assert_eq!(encode_segment("a-._~:@!é"), "a-._~:@%21%C3%A9");
         assert_eq!(encode_path("scripts/clean me.py"), "scripts/clean%20me.py");
         assert_eq!(shorten("héllo", 2), "hé…");
+        let snippet = indexer::Snippet {
+            text: "a b <script>x</script> & 'c'".to_owned(),
+            marks: vec![2..3, 26..27],
+        };
         assert_eq!(
-            html::snippet("a <mark>b</mark> <script>x</script>"),
-            "a <mark>b</mark> &lt;script&gt;x&lt;/script&gt;"
+            html::marked(&snippet),
+            "a <mark>b</mark> &lt;script&gt;x&lt;/script&gt; &amp; &#39;<mark>c</mark>&#39;"
         );
         assert_eq!(escape("<a href='x'>&"), "&lt;a href=&#39;x&#39;&gt;&amp;");
     }
