@@ -13,7 +13,6 @@
 
 use axum::Json;
 use axum::extract::State;
-use formats::Access;
 use indexer::{Caller, MAX_LIMIT};
 use store::{Store, StoredRecord};
 use time::OffsetDateTime;
@@ -66,7 +65,7 @@ pub(super) async fn changes(
                 (None, Some(since)) => first_after(store, since, last)?,
                 (None, None) => 0,
             };
-            read_page(store, caller, start, limit)
+            read_page(state, caller, start, limit)
         })
         .await?;
     Ok(Json(page))
@@ -96,9 +95,10 @@ fn first_after(store: &Store, since: OffsetDateTime, last: u64) -> Result<u64, A
     Ok(low)
 }
 
-/// Reads the changes after `start` that `caller` may see.
+/// Reads the changes after `start` that the access policy lets `caller` see, upserts and
+/// deletes alike (blocking).
 fn read_page(
-    store: &Store,
+    state: &AppState,
     caller: Caller,
     start: u64,
     limit: usize,
@@ -108,12 +108,12 @@ fn read_page(
     let mut scanned = 0;
     let mut at_end = false;
     'scan: while scanned < MAX_SCAN {
-        let batch = store.changes_after(position, limit)?;
+        let batch = state.store().changes_after(position, limit)?;
         let batch_len = batch.len();
         for record in batch {
             position = record.seq;
             scanned += 1;
-            if caller == Caller::Anonymous && record.skill.access == Access::Private {
+            if !state.may_see(caller, record.skill.access) {
                 continue;
             }
             changes.push(to_change(record));

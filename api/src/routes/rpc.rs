@@ -258,7 +258,7 @@ async fn list_skills(state: &AppState, caller: Caller, params: Value) -> Result<
         limit,
     };
     let page = state
-        .blocking(move |state| Ok(state.index().list(&request)?))
+        .blocking(move |state| state.visible_list(&request))
         .await?;
     let skills: Vec<Value> = page
         .records

@@ -1,4 +1,5 @@
-//! `GET /v1/search`: the index's answer (DESIGN.md §6).
+//! `GET /v1/search`: the index's answer, as the access policy lets the caller see it
+//! (DESIGN.md §6).
 
 use axum::Json;
 use axum::extract::State;
@@ -36,6 +37,27 @@ pub(crate) async fn run(
     request: SearchRequest,
 ) -> Result<SearchResults, ApiError> {
     state
-        .blocking(move |state| Ok(state.index().search(&request)?))
+        .blocking(move |state| visible_results(state, &request))
         .await
+}
+
+/// Searches as the request's caller, keeping only the hits the access policy lets the caller
+/// see (blocking). The index applies the same rule inside the query, so that totals and facet
+/// counts leave out what the caller may not see.
+pub(crate) fn visible_results(
+    state: &AppState,
+    request: &SearchRequest,
+) -> Result<SearchResults, ApiError> {
+    let mut results = state.index().search(request)?;
+    let found = results.hits.len();
+    results
+        .hits
+        .retain(|hit| state.may_see(request.caller, hit.access));
+    if results.hits.len() != found {
+        tracing::error!(
+            refused = found - results.hits.len(),
+            "the index returned hits the access policy refuses"
+        );
+    }
+    Ok(results)
 }

@@ -554,7 +554,7 @@ pub(crate) async fn domain(
             let mut request = SearchRequest::new("", caller);
             request.filters.domain = vec![domain.to_string()];
             request.limit = indexer::MAX_LIMIT;
-            Ok((detail, state.index().search(&request)?))
+            Ok((detail, search::visible_results(state, &request)?))
         })
         .await?;
     let outcome = serde_json::to_value(detail.outcome)
