@@ -8,10 +8,7 @@ use std::io::{IsTerminal, Write as _};
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use indexer::{
-    Caller, Filters, SNIPPET_MARK_END, SNIPPET_MARK_START, SearchIndex, SearchRequest,
-    SearchResults,
-};
+use indexer::{Caller, Filters, SearchIndex, SearchRequest, SearchResults, Snippet};
 
 use crate::ExitStatus;
 use crate::cli::SearchArgs;
@@ -66,7 +63,9 @@ pub(crate) fn run(data: &Path, args: &SearchArgs) -> anyhow::Result<ExitStatus> 
     };
     let results = index.search(&request).context("search failed")?;
     let output = if args.json {
-        let mut json = serde_json::to_string(&results).context("cannot encode the results")?;
+        // Exactly the body `/v1/search` returns: the server's wire type makes both.
+        let body = api::wire::SearchBody::from(results);
+        let mut json = serde_json::to_string(&body).context("cannot encode the results")?;
         json.push('\n');
         json
     } else {
@@ -97,11 +96,9 @@ fn render(results: &SearchResults, offset: usize, highlight: Option<(&str, &str)
         }
         // The snippet is shown when it adds to the description line: a match in the body,
         // or further into a long description.
-        let snippet = plain_snippet(&hit.snippet, None);
         let shown = description.trim_end_matches('…');
-        if hit.snippet.contains(SNIPPET_MARK_START) && !shown.contains(snippet.trim_matches('…'))
-        {
-            let _ = writeln!(out, "   » {}", plain_snippet(&hit.snippet, highlight));
+        if hit.snippet.has_marks() && !shown.contains(hit.snippet.text.trim_matches('…')) {
+            let _ = writeln!(out, "   » {}", highlighted(&hit.snippet, highlight));
         }
     }
     if results.hits.is_empty() {
@@ -137,18 +134,23 @@ fn one_line(text: &str, max: usize) -> String {
     cut
 }
 
-/// Turns an HTML snippet into terminal text: entities unescaped, highlights in bold (or
-/// dropped when `highlight` is `None`).
-fn plain_snippet(snippet: &str, highlight: Option<(&str, &str)>) -> String {
-    let (start, end) = highlight.unwrap_or(("", ""));
-    snippet
-        .replace(SNIPPET_MARK_START, start)
-        .replace(SNIPPET_MARK_END, end)
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
+/// Returns a snippet's text with each match between the two `highlight` strings (terminal
+/// escapes), or as plain text when `highlight` is `None`.
+fn highlighted(snippet: &Snippet, highlight: Option<(&str, &str)>) -> String {
+    let Some((start, end)) = highlight else {
+        return snippet.text.clone();
+    };
+    let mut out = String::with_capacity(snippet.text.len() + 8 * snippet.marks.len());
+    for (text, is_match) in snippet.segments() {
+        if is_match {
+            out.push_str(start);
+            out.push_str(text);
+            out.push_str(end);
+        } else {
+            out.push_str(text);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -164,11 +166,14 @@ mod tests {
 
     #[test]
     fn snippets_become_terminal_text() {
-        let snippet = "<mark>PDF</mark> &lt;tools&gt; &amp;amp; &quot;x&quot; &#39;y&#39;";
-        assert_eq!(plain_snippet(snippet, None), "PDF <tools> &amp; \"x\" 'y'");
+        let snippet = Snippet {
+            text: "PDF <tools> &amp; \"x\" 'y'".to_owned(),
+            marks: vec![0..3, 19..20],
+        };
+        assert_eq!(highlighted(&snippet, None), "PDF <tools> &amp; \"x\" 'y'");
         assert_eq!(
-            plain_snippet(snippet, Some(("[", "]"))),
-            "[PDF] <tools> &amp; \"x\" 'y'"
+            highlighted(&snippet, Some(("[", "]"))),
+            "[PDF] <tools> &amp; \"[x]\" 'y'"
         );
     }
 }

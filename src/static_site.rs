@@ -99,26 +99,13 @@ fn locate(sites: &Sites, headers: &HeaderMap, uri: &Uri) -> Option<PathBuf> {
     Some(file)
 }
 
-/// Decodes `%XX` escapes; `None` when the result is not UTF-8.
+/// Decodes `%XX` escapes (a `%` not followed by two hex digits stays as it is); `None` when
+/// the result is not UTF-8.
 fn percent_decode(segment: &str) -> Option<String> {
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%'
-            && let Some(hex) = bytes.get(index + 1..index + 3)
-            && let Some(value) = std::str::from_utf8(hex)
-                .ok()
-                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-        {
-            out.push(value);
-            index += 3;
-            continue;
-        }
-        out.push(bytes[index]);
-        index += 1;
-    }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(segment)
+        .decode_utf8()
+        .ok()
+        .map(|decoded| decoded.into_owned())
 }
 
 fn content_type(path: &Path) -> &'static str {

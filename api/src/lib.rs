@@ -18,7 +18,9 @@
 //!   discovery and descriptors), `rpc` (JSON-RPC 2.0), `health` (`/healthz`, `/metrics`).
 //! - `web`: the server-rendered web directory (search page, skill pages, domain pages).
 //! - `files`: a record's files: path rules and bytes from the blob store.
+//! - `access`: the access policy, the one rule of who sees which record.
 //! - `auth`: bearer [`Tokens`] and the caller extractor.
+//! - [`wire`]: the JSON bodies, built from the index's answers, records and crawl status.
 //! - `error`: [`ApiError`], the one error type and JSON shape.
 //! - `extract`: extractors whose rejections are [`ApiError`]s; query parameters.
 //! - `cursor`: opaque, checked pagination cursors.
@@ -31,14 +33,16 @@
 //! - The server never writes the index and never fetches a remote URL: it reads the index,
 //!   the crawl store and the blob store, which the crawl fills.
 //! - An anonymous caller never sees a `private` record on any endpoint: not in hits, totals,
-//!   facet counts, records, files, changes, protocol documents or pages. Searches, gets and
-//!   listings go through the index, which enforces this itself; the few store reads (changes,
-//!   domains) filter on their own.
+//!   facet counts, records, files, changes, protocol documents or pages. Every record an
+//!   endpoint lists or shows, and every crawl error or diagnostic about one, passes the one
+//!   access policy (`access`); the index applies the same rule to totals and facet counts.
+//! - JSON bodies are [`wire`] types, never the stored types serialised as they are.
 //! - Every error is `{"error": {"code", "message"}}` with a 4xx status (JSON-RPC errors are
 //!   JSON-RPC error objects); 5xx only for the server's own failures, whose details are logged
 //!   and never sent.
 //! - No input panics the server.
 
+mod access;
 mod auth;
 mod caching;
 mod cursor;
@@ -50,6 +54,7 @@ mod progress;
 mod routes;
 mod state;
 mod web;
+pub mod wire;
 
 use std::future::Future;
 

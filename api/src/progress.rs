@@ -7,8 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use indexer::SyncStats;
 use serde::Serialize;
-use store::{CrawlReport, DomainReport, Outcome, Totals};
+use store::{CrawlReport, DomainReport, Outcome};
 use time::OffsetDateTime;
+
+use crate::wire::TotalsView;
 
 /// Shared crawl progress. Cheap to clone; every clone is the same progress.
 #[derive(Debug, Clone, Default)]
@@ -58,7 +60,7 @@ pub(crate) struct Run {
     pub(crate) domains_done: usize,
     /// The totals of the report, once it ended.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) totals: Option<Totals>,
+    pub(crate) totals: Option<TotalsView>,
     /// True when it was interrupted.
     pub(crate) interrupted: bool,
     /// Why it could not run, when it failed.
@@ -134,7 +136,7 @@ impl CrawlProgress {
             error: None,
         });
         run.finished_at = Some(OffsetDateTime::now_utc());
-        run.totals = Some(report.totals);
+        run.totals = Some(TotalsView::from(report.totals));
         run.interrupted = report.interrupted;
         state.last = Some(run);
     }

@@ -4,12 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use formats::{Domain, Skill, SkillId, Slug};
-use indexer::{Caller, SearchIndex};
+use formats::{Access, Domain, Skill, SkillId, Slug};
+use indexer::{Caller, ListPage, ListRequest, SearchIndex};
 use store::blobs::Blobs;
 use store::{Backend, BlobStore, Store};
 use url::Url;
 
+use crate::access::Policy;
 use crate::auth::Tokens;
 use crate::error::ApiError;
 use crate::metrics::Metrics;
@@ -66,6 +67,7 @@ struct Shared {
     progress: CrawlProgress,
     metrics: Metrics,
     config: ServeConfig,
+    policy: Policy,
 }
 
 impl std::fmt::Debug for AppState {
@@ -96,7 +98,19 @@ impl AppState {
                 progress: CrawlProgress::default(),
                 metrics: Metrics::default(),
                 config,
+                policy: Policy::default(),
             }),
+        }
+    }
+
+    /// Returns this state with another access policy (tests swap one in before the state is
+    /// shared).
+    #[cfg(test)]
+    pub(crate) fn with_policy(self, policy: Policy) -> AppState {
+        let mut shared = Arc::into_inner(self.inner).expect("the state is not shared yet");
+        shared.policy = policy;
+        AppState {
+            inner: Arc::new(shared),
         }
     }
 
@@ -152,8 +166,14 @@ impl AppState {
             .map_err(|error| ApiError::Internal(format!("a blocking task failed: {error}")))?
     }
 
-    /// Returns the record `id` when `caller` may see it; a private record asked for
-    /// anonymously is as absent as a missing one.
+    /// Returns true when `caller` may see a record whose access level is `access`: the one
+    /// access policy (see [`crate::access`]), which every endpoint asks.
+    pub(crate) fn may_see(&self, caller: Caller, access: Access) -> bool {
+        self.inner.policy.allows(caller, access)
+    }
+
+    /// Returns the record `id` when `caller` may see it; a record the caller may not see is
+    /// as absent as a missing one.
     pub(crate) async fn visible_record(
         &self,
         caller: Caller,
@@ -163,7 +183,18 @@ impl AppState {
         let found = self
             .blocking(move |state| Ok(state.index().get(&key, caller)?))
             .await?;
-        found.ok_or_else(|| ApiError::NotFound(format!("no skill {id}")))
+        found
+            .filter(|skill| self.may_see(caller, skill.access))
+            .ok_or_else(|| ApiError::NotFound(format!("no skill {id}")))
+    }
+
+    /// Returns a page of records in id order, keeping those the access policy lets the
+    /// request's caller see (blocking).
+    pub(crate) fn visible_list(&self, request: &ListRequest) -> Result<ListPage, ApiError> {
+        let mut page = self.index().list(request)?;
+        page.records
+            .retain(|skill| self.may_see(request.caller, skill.access));
+        Ok(page)
     }
 }
 

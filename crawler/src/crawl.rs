@@ -319,6 +319,7 @@ fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
                     "the crawl of this domain failed unexpectedly (a bug in skillscout): {message}"
                 ),
                 url: target.to_string(),
+                record: None,
             }],
             errors_omitted: 0,
             diagnostics: Vec::new(),

@@ -34,17 +34,18 @@
 //! - `sync`: [`sync`], the store's change log into the index.
 //! - `query`: user text to a parsed query and to tantivy queries; never an error.
 //! - `collector`: one pass that ranks by tier and score, counts, and computes facets.
-//! - `snippet`: HTML-safe snippets with `<mark>` highlights.
+//! - `snippet`: snippets: plain text extracts and the ranges of the matched words.
 //! - `request`: what a caller asks: [`SearchRequest`], [`Filters`], [`ListRequest`],
 //!   [`Caller`].
-//! - `results`: what the index answers: [`SearchResults`] (the `/v1/search` body),
-//!   [`ListPage`].
+//! - `results`: what the index answers: [`SearchResults`], [`Snippet`], [`ListPage`].
 //! - `search`: [`SearchIndex`]: search, get, list.
 //! - [`eval`]: relevance metrics (nDCG, MRR) and the judged queries format.
 //!
 //! # Invariants
 //!
 //! - No network I/O, and nothing here knows about HTTP.
+//! - No presentation: a snippet is plain text and the ranges of its matches; HTML and
+//!   terminal highlighting are made by the callers.
 //! - Exactly one [`IndexWriterHandle`] exists per index directory (tantivy's lock enforces it
 //!   across processes); readers are [`SearchIndex`] clones.
 //! - Any user text is a valid query: search errors only on internal failures.
@@ -71,10 +72,9 @@ pub use request::{
     Caller, DEFAULT_LIMIT, Filters, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET,
     SearchRequest,
 };
-pub use results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults};
+pub use results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults, Snippet};
 pub use schema::SCHEMA_VERSION;
 pub use search::SearchIndex;
-pub use snippet::{SNIPPET_MARK_END, SNIPPET_MARK_START};
 pub use sync::{SyncStats, sync};
 pub use writer::IndexWriterHandle;
 

@@ -1,4 +1,6 @@
-//! What the index answers: search results in the `/v1/search` shape, and listing pages.
+//! What the index answers: search results (with facet counts and snippets) and listing pages.
+
+use std::ops::Range;
 
 use formats::{Access, Domain, Format, Skill, SkillId, Slug};
 use serde::de::{MapAccess, Visitor};
@@ -33,8 +35,74 @@ pub struct SearchHit {
     /// query, 0 = text match) plus a fraction in `[0, 1)` from BM25. Hits are sorted by it,
     /// highest first; browsing (empty query) gives every hit 0 and sorts by id.
     pub score: f32,
-    /// An HTML-safe extract with the matched words in `<mark>` tags (see the README).
-    pub snippet: String,
+    /// An extract of the description or body with the matched words marked.
+    pub snippet: Snippet,
+}
+
+/// A short extract of a record's text, as plain text, with the byte ranges of the words the
+/// query matched. Presenting it (HTML `<mark>`, terminal bold) is the caller's job.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snippet {
+    /// The extract: whitespace runs are one space; `…` starts or ends an extract cut from a
+    /// longer text.
+    pub text: String,
+    /// The matched words: byte ranges of `text`, in order, not overlapping, each on character
+    /// boundaries.
+    pub marks: Vec<Range<usize>>,
+}
+
+impl Snippet {
+    /// Returns true when the snippet has no text.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Returns true when some word of the snippet matched the query.
+    pub fn has_marks(&self) -> bool {
+        !self.marks.is_empty()
+    }
+
+    /// Returns the text cut at the marks, each piece with `true` when it is a match; the
+    /// pieces put together are the text. Ranges that are out of order, overlapping or not on
+    /// character boundaries are skipped.
+    pub fn segments(&self) -> Vec<(&str, bool)> {
+        let mut segments = Vec::with_capacity(self.marks.len() * 2 + 1);
+        let mut at = 0;
+        for mark in &self.marks {
+            let valid = at <= mark.start
+                && mark.start < mark.end
+                && self.text.get(mark.start..mark.end).is_some();
+            if !valid {
+                continue;
+            }
+            if at < mark.start {
+                segments.push((&self.text[at..mark.start], false));
+            }
+            segments.push((&self.text[mark.start..mark.end], true));
+            at = mark.end;
+        }
+        if at < self.text.len() {
+            segments.push((&self.text[at..], false));
+        }
+        segments
+    }
+}
+
+#[cfg(test)]
+impl Snippet {
+    /// Returns the text with each match in brackets, for tests.
+    pub(crate) fn bracketed(&self) -> String {
+        self.segments()
+            .into_iter()
+            .map(|(text, marked)| {
+                if marked {
+                    format!("[{text}]")
+                } else {
+                    text.to_owned()
+                }
+            })
+            .collect()
+    }
 }
 
 /// Facet values and their counts, most frequent first; serialised as a JSON object.
@@ -97,7 +165,7 @@ pub struct Facets {
     pub tag: FacetCounts,
 }
 
-/// The answer to a search: exactly the `/v1/search` body (DESIGN.md §6).
+/// The answer to a search. `api` turns it into the `/v1/search` body (DESIGN.md §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchResults {
     /// The query as given.

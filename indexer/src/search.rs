@@ -337,7 +337,7 @@ mod tests {
 
     use super::*;
     use crate::document::tests::skill;
-    use crate::{Filters, Index, IndexConfig, SNIPPET_MARK_START};
+    use crate::{Filters, Index, IndexConfig};
 
     /// A small directory with every access level, two formats and a CJK description.
     fn fixture() -> SearchIndex {
@@ -739,11 +739,8 @@ mod tests {
         let index = fixture();
         let results = search(&index, "文本提取", Caller::Anonymous);
         assert_eq!(ids(&results)[0], "c.test/cjk");
-        assert!(
-            results.hits[0].snippet.contains("<mark>文本提取</mark>"),
-            "{}",
-            results.hits[0].snippet
-        );
+        let snippet = results.hits[0].snippet.bracketed();
+        assert!(snippet.contains("[文本提取]"), "{snippet}");
         assert_eq!(
             ids(&search(&index, "提取", Caller::Anonymous)),
             ["c.test/cjk"]
@@ -751,24 +748,24 @@ mod tests {
     }
 
     #[test]
-    fn snippets_highlight_and_escape() {
+    fn snippets_mark_matches_in_plain_text() {
         let index = fixture();
         let results = search(&index, "merge documents", Caller::Anonymous);
         let hit = &results.hits[0];
         assert_eq!(hit.id.to_string(), "a.test/pdf-merge");
         insta::assert_snapshot!(
-            hit.snippet,
-            @"<mark>Merges</mark> several PDF files into one &lt;<mark>document</mark>&gt;."
+            hit.snippet.bracketed(),
+            @"[Merges] several PDF files into one <[document]>."
         );
-        // Without a highlight, the snippet is the start of the description, escaped.
+        // Without a highlight, the snippet is the start of the description.
         let browse = search(&index, "", Caller::Anonymous);
         let merge = browse
             .hits
             .iter()
             .find(|hit| hit.name.as_str() == "pdf-merge")
             .unwrap();
-        assert!(!merge.snippet.contains(SNIPPET_MARK_START));
-        assert!(merge.snippet.contains("&lt;document&gt;"));
+        assert!(!merge.snippet.has_marks());
+        assert!(merge.snippet.text.contains("<document>"));
     }
 
     #[test]
@@ -787,12 +784,9 @@ mod tests {
         writer.commit(1).unwrap();
         let results = search(&index, "reconciliation", Caller::Anonymous);
         assert_eq!(ids(&results), ["d.test/ledger"]);
-        let snippet = &results.hits[0].snippet;
+        let snippet = results.hits[0].snippet.bracketed();
         assert!(snippet.starts_with('…'), "{snippet}");
-        assert!(
-            snippet.contains("&lt;<mark>reconciliation</mark>&gt;"),
-            "{snippet}"
-        );
+        assert!(snippet.contains("<[reconciliation]>"), "{snippet}");
     }
 
     #[test]
@@ -895,7 +889,7 @@ mod tests {
     }
 
     #[test]
-    fn the_results_are_the_v1_search_body() {
+    fn the_results_serialise_and_read_back() {
         let index = fixture();
         let mut request = SearchRequest::new("invoice", Caller::Anonymous);
         request.limit = 1;
@@ -920,7 +914,15 @@ mod tests {
           "version": null,
           "source_url": "https://s.test/.well-known/skills/invoice-extract/SKILL.md",
           "score": "[score]",
-          "snippet": "Extracts <mark>invoice</mark> fields from a PDF."
+          "snippet": {
+            "text": "Extracts invoice fields from a PDF.",
+            "marks": [
+              {
+                "start": 9,
+                "end": 16
+              }
+            ]
+          }
         }
       ],
       "facets": {

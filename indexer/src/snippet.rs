@@ -1,11 +1,9 @@
-//! Snippets: a short extract of a record's text with the matched words highlighted.
+//! Snippets: a short extract of a record's text with the matched words marked.
 //!
-//! The format is HTML-safe text, ready to put in a web page as it is: every `&`, `<`, `>`, `"`
-//! and `'` of the record's text is escaped as an entity, runs of whitespace (newlines
-//! included) and control characters become one space, and each matched word is wrapped in
-//! [`SNIPPET_MARK_START`] and [`SNIPPET_MARK_END`] (`<mark>` and `</mark>`), the only tags
-//! a snippet ever holds. An extract cut from a longer text starts or ends with `…`. A client
-//! that wants plain text removes the two tags and unescapes the five entities.
+//! A [`Snippet`] is plain text plus the byte ranges of the matched words in it; making HTML
+//! (`<mark>`) or terminal highlights of it is the presenter's job (`api`, the binary), never
+//! the index's. In the text, runs of whitespace (newlines included) and control characters
+//! become one space, and an extract cut from a longer text starts or ends with `…`.
 
 use std::ops::Range;
 
@@ -14,10 +12,8 @@ use tantivy::query::Query;
 use tantivy::schema::Field;
 use tantivy::snippet::SnippetGenerator;
 
-/// Opens a highlighted word in a snippet.
-pub const SNIPPET_MARK_START: &str = "<mark>";
-/// Closes a highlighted word in a snippet.
-pub const SNIPPET_MARK_END: &str = "</mark>";
+use crate::results::Snippet;
+
 /// The longest extract, in bytes of the original text.
 const MAX_SNIPPET_BYTES: usize = 200;
 /// A body is analysed (tokenized and stemmed, the largest cost of snippets) only in a window
@@ -83,7 +79,7 @@ impl Snippets {
 
     /// Returns the snippet of a record: the best highlighted extract of its description,
     /// else of its body, else the start of its description.
-    pub(crate) fn snippet(&self, description: &str, body: &str) -> String {
+    pub(crate) fn snippet(&self, description: &str, body: &str) -> Snippet {
         if let Some(snippet) =
             highlighted(self.description.as_ref(), description, 0..description.len())
         {
@@ -125,13 +121,13 @@ impl Snippets {
     }
 }
 
-/// Returns the best highlighted extract of `text[window]`, rendered against the whole text
-/// (so that a cut is marked with `…`), or `None` when nothing in the window matches.
+/// Returns the best highlighted extract of `text[window]`, made against the whole text (so
+/// that a cut is marked with `…`), or `None` when nothing in the window matches.
 fn highlighted(
     generator: Option<&SnippetGenerator>,
     text: &str,
     window: Range<usize>,
-) -> Option<String> {
+) -> Option<Snippet> {
     let snippet = generator?.snippet(&text[window.clone()]);
     if snippet.highlighted().is_empty() {
         return None;
@@ -167,9 +163,9 @@ fn truncate(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// Renders `text[range]` with `marks` (byte ranges into `text`) highlighted, in the snippet
-/// format described in the module docs.
-pub(crate) fn render(text: &str, range: Range<usize>, marks: &[Range<usize>]) -> String {
+/// Returns `text[range]` as a snippet with `marks` (byte ranges into `text`) highlighted, in
+/// the form described in the module docs.
+pub(crate) fn render(text: &str, range: Range<usize>, marks: &[Range<usize>]) -> Snippet {
     let mut marks: Vec<Range<usize>> = marks
         .iter()
         .filter(|mark| mark.start < mark.end && mark.end <= text.len())
@@ -188,17 +184,20 @@ pub(crate) fn render(text: &str, range: Range<usize>, marks: &[Range<usize>]) ->
     if !text[..range.start].trim().is_empty() {
         out.push('…');
     }
-    let mut open = false;
+    // The highlights in `out`, as they are found; `open` is the start of the current one.
+    let mut highlights: Vec<Range<usize>> = Vec::new();
+    let mut open: Option<usize> = None;
     let mut last_was_space = out.is_empty();
     for (offset, c) in text[range.clone()].char_indices() {
         let at = range.start + offset;
-        if open && merged.iter().any(|mark| mark.end == at) {
-            out.push_str(SNIPPET_MARK_END);
-            open = false;
+        if let Some(start) = open
+            && merged.iter().any(|mark| mark.end == at)
+        {
+            highlights.push(start..out.len());
+            open = None;
         }
-        if !open && merged.iter().any(|mark| mark.start == at) {
-            out.push_str(SNIPPET_MARK_START);
-            open = true;
+        if open.is_none() && merged.iter().any(|mark| mark.start == at) {
+            open = Some(out.len());
         }
         if c.is_whitespace() || c.is_control() {
             if !last_was_space {
@@ -208,24 +207,24 @@ pub(crate) fn render(text: &str, range: Range<usize>, marks: &[Range<usize>]) ->
             continue;
         }
         last_was_space = false;
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+        out.push(c);
     }
-    if open {
-        out.push_str(SNIPPET_MARK_END);
+    if let Some(start) = open {
+        highlights.push(start..out.len());
     }
     let trimmed_len = out.trim_end().len();
     out.truncate(trimmed_len);
+    for highlight in &mut highlights {
+        highlight.end = highlight.end.min(trimmed_len);
+    }
+    highlights.retain(|highlight| highlight.start < highlight.end);
     if !text[range.end..].trim().is_empty() {
         out.push('…');
     }
-    out
+    Snippet {
+        text: out,
+        marks: highlights,
+    }
 }
 
 #[cfg(test)]
@@ -233,13 +232,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn snippets_escape_and_mark() {
+    fn snippets_are_plain_text_with_marks() {
         let text = "Use <b>&\"pdf'\" tools\n\nfor PDF files";
         let start = text.find("pdf").unwrap();
         let second = text.find("PDF").unwrap();
+        let snippet = render(text, 0..text.len(), &[start..start + 3, second..second + 3]);
+        assert_eq!(snippet.text, "Use <b>&\"pdf'\" tools for PDF files");
         insta::assert_snapshot!(
-            render(text, 0..text.len(), &[start..start + 3, second..second + 3]),
-            @"Use &lt;b&gt;&amp;&quot;<mark>pdf</mark>&#39;&quot; tools for <mark>PDF</mark> files"
+            snippet.bracketed(),
+            @r#"Use <b>&"[pdf]'" tools for [PDF] files"#
         );
     }
 
@@ -249,13 +250,16 @@ mod tests {
         let at = text.find('文').unwrap();
         // Overlapping bigram marks become one.
         let marks = [at..at + 6, at + 3..at + 9, at + 6..at + 12];
-        insta::assert_snapshot!(
-            render(text, 4..text.len() - 6, &marks),
-            @"…two <mark>文本提取</mark>工具…"
-        );
-        assert_eq!(render("", 0..0, &[]), "");
+        let snippet = render(text, 4..text.len() - 6, &marks);
+        insta::assert_snapshot!(snippet.bracketed(), @"…two [文本提取]工具…");
+        assert_eq!(snippet.marks.len(), 1);
+        assert_eq!(render("", 0..0, &[]), Snippet::default());
         // Marks and ranges past the end of the text are ignored.
-        assert_eq!(render("abc", 0..10, &[1..2, 5..9]), "a<mark>b</mark>c");
+        assert_eq!(render("abc", 0..10, &[1..2, 5..9]).bracketed(), "a[b]c");
+        // A mark never covers the whitespace trimmed from the end.
+        let snippet = render("ab  ", 0..4, &[0..1, 1..4]);
+        assert_eq!(snippet.text, "ab");
+        assert_eq!(snippet.bracketed(), "[ab]");
     }
 
     #[test]

@@ -13,9 +13,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use formats::{Access, Skill, SkillId};
 use indexer::{Caller, MAX_LIMIT};
-use serde::Serialize;
 use store::{RecordStore, StoredRecord};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -25,34 +23,11 @@ use crate::cursor;
 use crate::error::ApiError;
 use crate::extract::Params;
 use crate::state::AppState;
+use crate::wire::{ChangeView, ChangesPage, RecordView};
 
 /// The most store changes one page reads, visible or not, so that a caller who may see few of
 /// them still gets a bounded amount of work per request (and a cursor to go on).
 const MAX_SCAN: usize = 20 * MAX_LIMIT;
-
-/// One change.
-#[derive(Debug, Serialize)]
-pub(crate) struct Change {
-    /// The record's id.
-    pub(crate) id: SkillId,
-    /// `upsert` or `delete`.
-    pub(crate) change: &'static str,
-    /// When it changed: the record's `last_changed`, or when it was removed.
-    #[serde(with = "time::serde::rfc3339")]
-    pub(crate) at: OffsetDateTime,
-    /// The record, for upserts.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) record: Option<Skill>,
-}
-
-/// `GET /v1/changes` body.
-#[derive(Debug, Serialize)]
-pub(crate) struct ChangesPage {
-    /// Changes, oldest first.
-    pub(crate) changes: Vec<Change>,
-    /// The cursor of the next page, or `null` when the log is read to its end.
-    pub(crate) next_cursor: Option<String>,
-}
 
 /// `GET /v1/changes`.
 pub(super) async fn changes(
@@ -90,7 +65,7 @@ pub(super) async fn changes(
                 (None, Some(since)) => first_after(store, since, last)?,
                 (None, None) => 0,
             };
-            read_page(store, caller, start, limit)
+            read_page(state, caller, start, limit)
         })
         .await?;
     Ok(Json(page))
@@ -120,9 +95,10 @@ fn first_after(store: &dyn RecordStore, since: OffsetDateTime, last: u64) -> Res
     Ok(low)
 }
 
-/// Reads the changes after `start` that `caller` may see.
+/// Reads the changes after `start` that the access policy lets `caller` see, upserts and
+/// deletes alike (blocking).
 fn read_page(
-    store: &dyn RecordStore,
+    state: &AppState,
     caller: Caller,
     start: u64,
     limit: usize,
@@ -132,12 +108,12 @@ fn read_page(
     let mut scanned = 0;
     let mut at_end = false;
     'scan: while scanned < MAX_SCAN {
-        let batch = store.changes_after(position, limit)?;
+        let batch = state.store().changes_after(position, limit)?;
         let batch_len = batch.len();
         for record in batch {
             position = record.seq;
             scanned += 1;
-            if caller == Caller::Anonymous && record.skill.access == Access::Private {
+            if !state.may_see(caller, record.skill.access) {
                 continue;
             }
             changes.push(to_change(record));
@@ -157,21 +133,21 @@ fn read_page(
     })
 }
 
-fn to_change(record: StoredRecord) -> Change {
+fn to_change(record: StoredRecord) -> ChangeView {
     let at = changed_at(&record);
     if record.is_tombstone() {
-        Change {
+        ChangeView {
             id: record.skill.id,
             change: "delete",
             at,
             record: None,
         }
     } else {
-        Change {
+        ChangeView {
             id: record.skill.id.clone(),
             change: "upsert",
             at,
-            record: Some(record.skill),
+            record: Some(RecordView::from(record.skill)),
         }
     }
 }

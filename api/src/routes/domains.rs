@@ -1,97 +1,26 @@
 //! `GET /v1/domains` and `GET /v1/domains/{domain}`: crawl status and diagnostics per domain,
 //! and the progress of the background crawl.
 //!
-//! The store's status counts every skill a domain published and may name private ones in its
-//! errors and diagnostics; for an anonymous caller the counts come from the index (which only
-//! counts what the caller may see), and errors and diagnostics that mention a private record
-//! are left out.
+//! The store's status counts every skill a domain published, and its errors and diagnostics
+//! may concern records the caller may not see. The counts shown come from the index (which
+//! only counts what the caller may see), and each error or diagnostic that concerns a record
+//! (it names the record's id) is shown only when the access policy lets the caller see that
+//! record; one whose record is no longer stored counts as private.
 
 use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::State;
-use formats::{Access, Diagnostic, Domain, Format};
+use formats::{Access, Domain, SkillId};
 use indexer::{Caller, Filters, MAX_LIMIT, SearchRequest};
-use serde::Serialize;
-use store::{CrawlErrorEntry, DomainStatus, Outcome};
-use time::OffsetDateTime;
-use url::Url;
+use store::DomainStatus;
 
 use crate::auth::Auth;
 use crate::cursor;
 use crate::error::ApiError;
 use crate::extract::{ApiPath, Params};
-use crate::progress::CrawlView;
 use crate::state::AppState;
-
-/// One domain in the list.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct DomainSummary {
-    /// The domain.
-    pub(crate) domain: Domain,
-    /// The origin crawled.
-    pub(crate) origin: String,
-    /// How its last crawl ended.
-    pub(crate) outcome: Outcome,
-    /// The formats it publishes.
-    pub(crate) formats: Vec<Format>,
-    /// Skills the caller may see.
-    pub(crate) skills: u64,
-    /// HTTP requests of its last crawl.
-    pub(crate) requests: usize,
-    /// Errors of its last crawl (those the caller may see).
-    pub(crate) errors: usize,
-    /// When its last crawl finished.
-    #[serde(with = "time::serde::rfc3339")]
-    pub(crate) crawled_at: OffsetDateTime,
-    /// When an index of it was last read successfully.
-    #[serde(with = "time::serde::rfc3339::option")]
-    pub(crate) last_success: Option<OffsetDateTime>,
-}
-
-/// `GET /v1/domains` body.
-#[derive(Debug, Serialize)]
-pub(crate) struct DomainList {
-    /// Domains in name order.
-    pub(crate) domains: Vec<DomainSummary>,
-    /// The cursor of the next page, or `null` on the last.
-    pub(crate) next_cursor: Option<String>,
-    /// The background crawl.
-    pub(crate) crawl: CrawlView,
-}
-
-/// `GET /v1/domains/{domain}` body: the full status.
-#[derive(Debug, Serialize)]
-pub(crate) struct DomainDetail {
-    /// The domain.
-    pub(crate) domain: Domain,
-    /// The origin crawled.
-    pub(crate) origin: String,
-    /// How its last crawl ended.
-    pub(crate) outcome: Outcome,
-    /// The formats it publishes.
-    pub(crate) formats: Vec<Format>,
-    /// The index URLs read in its last crawl.
-    pub(crate) indexes: Vec<Url>,
-    /// Skills the caller may see.
-    pub(crate) skills: u64,
-    /// HTTP requests of its last crawl.
-    pub(crate) requests: usize,
-    /// Errors of its last crawl.
-    pub(crate) errors: Vec<CrawlErrorEntry>,
-    /// Errors past the listed ones, counted only.
-    pub(crate) errors_omitted: usize,
-    /// Index-level diagnostics.
-    pub(crate) diagnostics: Vec<Diagnostic>,
-    /// When its last crawl finished.
-    #[serde(with = "time::serde::rfc3339")]
-    pub(crate) crawled_at: OffsetDateTime,
-    /// When an index of it was last read successfully.
-    #[serde(with = "time::serde::rfc3339::option")]
-    pub(crate) last_success: Option<OffsetDateTime>,
-    /// True while a background crawl runs (this domain may be in it).
-    pub(crate) crawling: bool,
-}
+use crate::wire::{CrawlErrorView, DiagnosticView, DomainDetail, DomainList, DomainSummary};
 
 /// `GET /v1/domains?limit=&cursor=`.
 pub(super) async fn list(
@@ -131,20 +60,12 @@ pub(crate) fn domain_page(
         None
     };
     let domains: Vec<String> = page.iter().map(|s| s.domain.to_string()).collect();
-    let counts = visible_counts(state, caller, domains.clone())?;
-    // Only domains with private records need their errors checked for mentions of them.
-    let with_private = match caller {
-        Caller::Authenticated => HashMap::new(),
-        Caller::Anonymous => private_counts(state, domains)?,
-    };
+    let counts = visible_counts(state, caller, domains)?;
     let mut summaries = Vec::with_capacity(page.len());
     for status in page {
         let skills = counts.get(status.domain.as_str()).copied().unwrap_or(0);
-        let errors = if with_private.contains_key(status.domain.as_str()) {
-            redact(state, &status)?.errors.len() + status.errors_omitted
-        } else {
-            status.errors.len() + status.errors_omitted
-        };
+        let status = redact(state, caller, status)?;
+        let errors = status.errors.len() + status.errors_omitted;
         summaries.push(DomainSummary {
             domain: status.domain,
             origin: status.origin,
@@ -191,10 +112,7 @@ pub(crate) fn domain_detail(
         )));
     };
     let counts = visible_counts(state, caller, vec![domain.to_string()])?;
-    let status = match caller {
-        Caller::Authenticated => status,
-        Caller::Anonymous => redact(state, &status)?,
-    };
+    let status = redact(state, caller, status)?;
     Ok(DomainDetail {
         skills: counts.get(domain.as_str()).copied().unwrap_or(0),
         domain: status.domain,
@@ -203,9 +121,13 @@ pub(crate) fn domain_detail(
         formats: status.formats,
         indexes: status.indexes,
         requests: status.requests,
-        errors: status.errors,
+        errors: status.errors.iter().map(CrawlErrorView::from).collect(),
         errors_omitted: status.errors_omitted,
-        diagnostics: status.diagnostics,
+        diagnostics: status
+            .diagnostics
+            .iter()
+            .map(DiagnosticView::from)
+            .collect(),
         crawled_at: status.crawled_at,
         last_success: status.last_success,
         crawling: state.progress().view().running,
@@ -218,25 +140,6 @@ fn visible_counts(
     caller: Caller,
     domains: Vec<String>,
 ) -> Result<HashMap<String, u64>, ApiError> {
-    domain_counts(state, caller, domains, Vec::new())
-}
-
-/// Counts the private records of each domain (for deciding what to redact; never shown).
-fn private_counts(
-    state: &AppState,
-    domains: Vec<String>,
-) -> Result<HashMap<String, u64>, ApiError> {
-    let private = vec![Access::Private.as_str().to_owned()];
-    domain_counts(state, Caller::Authenticated, domains, private)
-}
-
-/// Counts records per domain, of the given access levels (all when empty), as `caller`.
-fn domain_counts(
-    state: &AppState,
-    caller: Caller,
-    domains: Vec<String>,
-    access: Vec<String>,
-) -> Result<HashMap<String, u64>, ApiError> {
     if domains.is_empty() {
         return Ok(HashMap::new());
     }
@@ -244,7 +147,6 @@ fn domain_counts(
         query: String::new(),
         filters: Filters {
             domain: domains,
-            access,
             ..Filters::default()
         },
         limit: 0,
@@ -261,30 +163,37 @@ fn domain_counts(
         .collect())
 }
 
-/// Removes the errors and diagnostics that name one of the domain's private records.
-fn redact(state: &AppState, status: &DomainStatus) -> Result<DomainStatus, ApiError> {
-    let secrets: Vec<String> = state
+/// Removes the errors and diagnostics that concern a record the access policy does not let
+/// `caller` see (blocking: reads the domain's records when some entry concerns one).
+fn redact(
+    state: &AppState,
+    caller: Caller,
+    mut status: DomainStatus,
+) -> Result<DomainStatus, ApiError> {
+    let concerns_a_record = status.errors.iter().any(|error| error.record.is_some())
+        || status
+            .diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.record.is_some());
+    if !concerns_a_record {
+        return Ok(status);
+    }
+    let access: HashMap<SkillId, Access> = state
         .store()
         .records_of(&status.domain)?
         .into_iter()
-        .filter(|record| record.skill.access == Access::Private)
-        .flat_map(|record| {
-            [
-                record.skill.name.to_string(),
-                record.skill.source_url.to_string(),
-            ]
-        })
+        .map(|record| (record.skill.id, record.skill.access))
         .collect();
-    let mut status = status.clone();
-    if secrets.is_empty() {
-        return Ok(status);
-    }
-    let mentions = |text: &str| secrets.iter().any(|secret| text.contains(secret.as_str()));
+    let visible = |record: &Option<SkillId>| match record {
+        None => true,
+        Some(id) => {
+            let level = access.get(id).copied().unwrap_or(Access::Private);
+            state.may_see(caller, level)
+        }
+    };
+    status.errors.retain(|error| visible(&error.record));
     status
-        .errors
-        .retain(|error| !mentions(&error.url) && !mentions(&error.message));
-    status.diagnostics.retain(|diagnostic| {
-        !mentions(&diagnostic.message) && !diagnostic.field.as_deref().is_some_and(mentions)
-    });
+        .diagnostics
+        .retain(|diagnostic| visible(&diagnostic.record));
     Ok(status)
 }

@@ -28,6 +28,7 @@ use crate::extract::ApiBytes;
 use crate::files::{self, FileError};
 use crate::routes::sharing::{descriptor_of, parse_sharing_id};
 use crate::state::{AppState, parse_id};
+use crate::wire::FileView;
 use crate::{cursor, web};
 
 /// Invalid JSON was received.
@@ -257,7 +258,7 @@ async fn list_skills(state: &AppState, caller: Caller, params: Value) -> Result<
         limit,
     };
     let page = state
-        .blocking(move |state| Ok(state.index().list(&request)?))
+        .blocking(move |state| state.visible_list(&request))
         .await?;
     let skills: Vec<Value> = page
         .records
@@ -394,7 +395,7 @@ fn manifest(state: &AppState, skill: &Skill) -> Value {
         "source_url": skill.source_url,
         "digest": skill.digest,
         "digest_status": skill.digest_status,
-        "files": skill.files,
+        "files": skill.files.iter().map(FileView::from).collect::<Vec<_>>(),
     });
     if skill.format == Format::SkillSharing {
         manifest["descriptor"] = descriptor_of(state, skill);

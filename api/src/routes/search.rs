@@ -1,4 +1,5 @@
-//! `GET /v1/search`: the index's answer, exactly (DESIGN.md §6).
+//! `GET /v1/search`: the index's answer, as the access policy lets the caller see it
+//! (DESIGN.md §6).
 
 use axum::Json;
 use axum::extract::State;
@@ -11,6 +12,7 @@ use crate::caching::etag_of;
 use crate::error::ApiError;
 use crate::extract::Params;
 use crate::state::AppState;
+use crate::wire::SearchBody;
 
 /// `GET /v1/search?q=&type=&access=&domain=&format=&tag=&limit=20&offset=0`.
 pub(super) async fn search(
@@ -19,14 +21,14 @@ pub(super) async fn search(
     params: Params,
 ) -> Result<Response, ApiError> {
     let request = params.search_request(caller)?;
-    let mut results = run(&state, request).await?;
+    let mut body = SearchBody::from(run(&state, request).await?);
     // The entity tag leaves out `took_ms`, so the same results revalidate as unchanged.
-    let took_ms = std::mem::take(&mut results.took_ms);
-    let etag = serde_json::to_vec(&results)
+    let took_ms = std::mem::take(&mut body.took_ms);
+    let etag = serde_json::to_vec(&body)
         .map(|bytes| etag_of(&bytes))
         .map_err(|error| ApiError::internal(&error))?;
-    results.took_ms = took_ms;
-    Ok(([(ETAG, etag)], Json(results)).into_response())
+    body.took_ms = took_ms;
+    Ok(([(ETAG, etag)], Json(body)).into_response())
 }
 
 /// Runs a search on the blocking pool.
@@ -35,6 +37,27 @@ pub(crate) async fn run(
     request: SearchRequest,
 ) -> Result<SearchResults, ApiError> {
     state
-        .blocking(move |state| Ok(state.index().search(&request)?))
+        .blocking(move |state| visible_results(state, &request))
         .await
+}
+
+/// Searches as the request's caller, keeping only the hits the access policy lets the caller
+/// see (blocking). The index applies the same rule inside the query, so that totals and facet
+/// counts leave out what the caller may not see.
+pub(crate) fn visible_results(
+    state: &AppState,
+    request: &SearchRequest,
+) -> Result<SearchResults, ApiError> {
+    let mut results = state.index().search(request)?;
+    let found = results.hits.len();
+    results
+        .hits
+        .retain(|hit| state.may_see(request.caller, hit.access));
+    if results.hits.len() != found {
+        tracing::error!(
+            refused = found - results.hits.len(),
+            "the index returned hits the access policy refuses"
+        );
+    }
+    Ok(results)
 }

@@ -147,7 +147,7 @@ fn list_entries(
             after: after.clone(),
             limit: (max - entries.len()).min(MAX_LIMIT),
         };
-        let page = state.index().list(&request)?;
+        let page = state.visible_list(&request)?;
         entries.extend(page.records.iter().map(|skill| entry(state, skill)));
         after = page.next_cursor;
         if after.is_none() || entries.len() >= max {

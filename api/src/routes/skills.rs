@@ -5,22 +5,24 @@ use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::http::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE, ETAG, X_CONTENT_TYPE_OPTIONS};
 use axum::response::{IntoResponse, Response};
-use formats::Skill;
 
 use crate::auth::Auth;
 use crate::error::ApiError;
 use crate::extract::ApiPath;
 use crate::files::{self, FileError};
 use crate::state::{AppState, parse_id};
+use crate::wire::RecordView;
 
 /// `GET /v1/skills/{domain}/{name}`: the canonical record (DESIGN.md §2).
 pub(super) async fn record(
     State(state): State<AppState>,
     Auth(caller): Auth,
     ApiPath((domain, name)): ApiPath<(String, String)>,
-) -> Result<Json<Skill>, ApiError> {
+) -> Result<Json<RecordView>, ApiError> {
     let id = parse_id(&domain, &name)?;
-    Ok(Json(state.visible_record(caller, id).await?))
+    Ok(Json(RecordView::from(
+        state.visible_record(caller, id).await?,
+    )))
 }
 
 /// `GET /v1/skills/{domain}/{name}/files/{*path}`: the bytes of one of the record's files.

@@ -1,12 +1,12 @@
 //! HTML building blocks: escaping, the page layout and its style sheet, small components.
 //!
-//! Every text that comes from a record, a request or a crawl goes through [`escape`]; the
-//! only markup taken from elsewhere is the index's snippets, whose one allowed tag (`<mark>`)
-//! is re-checked by [`snippet`].
+//! Every text that comes from a record, a request or a crawl goes through [`escape`], the one
+//! HTML escaper of the server; [`marked`] makes a snippet's matches `<mark>` elements around
+//! escaped text (for pages and for the JSON `snippet` field alike).
 
 use std::fmt::Write as _;
 
-use indexer::{SNIPPET_MARK_END, SNIPPET_MARK_START};
+use indexer::Snippet;
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub(crate) fn escape(text: &str) -> String {
@@ -24,19 +24,14 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
-/// Returns a snippet with `<mark>` highlights kept and any other `<` or `>` escaped. The index
-/// already escapes snippets; this keeps the page safe should it ever not.
-pub(crate) fn snippet(snippet: &str) -> String {
-    let mut out = String::with_capacity(snippet.len());
-    for (position, open_part) in snippet.split(SNIPPET_MARK_START).enumerate() {
-        if position > 0 {
-            out.push_str(SNIPPET_MARK_START);
-        }
-        for (inner, text) in open_part.split(SNIPPET_MARK_END).enumerate() {
-            if inner > 0 {
-                out.push_str(SNIPPET_MARK_END);
-            }
-            out.push_str(&text.replace('<', "&lt;").replace('>', "&gt;"));
+/// Returns a snippet as HTML: its text escaped, each match in a `<mark>` element.
+pub(crate) fn marked(snippet: &Snippet) -> String {
+    let mut out = String::with_capacity(snippet.text.len() + 16 * snippet.marks.len());
+    for (text, is_match) in snippet.segments() {
+        if is_match {
+            let _ = write!(out, "<mark>{}</mark>", escape(text));
+        } else {
+            out.push_str(&escape(text));
         }
     }
     out

@@ -7,7 +7,7 @@
 //!
 //! Pages are plain HTML with an inline style sheet and no script.
 
-mod html;
+pub(crate) mod html;
 
 use std::fmt::Write as _;
 
@@ -16,6 +16,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use formats::{Domain, Skill};
 use indexer::{FacetCounts, Filters, SearchRequest, SearchResults};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use url::form_urlencoded;
 
 use crate::auth::Auth;
@@ -76,18 +77,19 @@ pub(crate) fn shorten(text: &str, max: usize) -> String {
     }
 }
 
-/// Percent-encodes one URL path segment (RFC 3986 `pchar`s other than unreserved characters,
-/// `:` and `@` are encoded).
+/// The bytes a path segment keeps percent-encoded: everything but RFC 3986 unreserved
+/// characters, `:` and `@` (which are `pchar`s).
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b':')
+    .remove(b'@');
+
+/// Percent-encodes one URL path segment.
 pub(crate) fn encode_segment(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for byte in segment.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b':' | b'@') {
-            out.push(char::from(byte));
-        } else {
-            let _ = write!(out, "%{byte:02X}");
-        }
-    }
-    out
+    utf8_percent_encode(segment, SEGMENT).to_string()
 }
 
 /// Percent-encodes a relative path, segment by segment.
@@ -244,7 +246,7 @@ fn search_body(params: &Params, request: &SearchRequest, results: &SearchResults
         let text = if hit.snippet.is_empty() {
             escape(&shorten(&hit.description, 300))
         } else {
-            html::snippet(&hit.snippet)
+            html::marked(&hit.snippet)
         };
         let _ = write!(
             out,
@@ -552,7 +554,7 @@ pub(crate) async fn domain(
             let mut request = SearchRequest::new("", caller);
             request.filters.domain = vec![domain.to_string()];
             request.limit = indexer::MAX_LIMIT;
-            Ok((detail, state.index().search(&request)?))
+            Ok((detail, search::visible_results(state, &request)?))
         })
         .await?;
     let outcome = serde_json::to_value(detail.outcome)
@@ -656,11 +658,16 @@ mod tests {
     fn escaping() {
         assert_eq!(encode_segment("a b/c%"), "a%20b%2Fc%25");
         assert_eq!(encode_segment("localhost:8080"), "localhost:8080");
+        assert_eq!(encode_segment("a-._~:@!é"), "a-._~:@%21%C3%A9");
         assert_eq!(encode_path("scripts/clean me.py"), "scripts/clean%20me.py");
         assert_eq!(shorten("héllo", 2), "hé…");
+        let snippet = indexer::Snippet {
+            text: "a b <script>x</script> & 'c'".to_owned(),
+            marks: vec![2..3, 26..27],
+        };
         assert_eq!(
-            html::snippet("a <mark>b</mark> <script>x</script>"),
-            "a <mark>b</mark> &lt;script&gt;x&lt;/script&gt;"
+            html::marked(&snippet),
+            "a <mark>b</mark> &lt;script&gt;x&lt;/script&gt; &amp; &#39;<mark>c</mark>&#39;"
         );
         assert_eq!(escape("<a href='x'>&"), "&lt;a href=&#39;x&#39;&gt;&amp;");
     }

@@ -213,7 +213,7 @@ async fn changes_hide_private_upserts_from_anonymous_mirrors() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn domain_errors_that_name_a_private_record_are_hidden_from_anonymous_callers() {
+async fn domain_errors_about_a_private_record_are_hidden_from_anonymous_callers() {
     use axum::body::Body;
     use axum::http::Request;
     use store::CrawlErrorEntry;
@@ -234,6 +234,11 @@ async fn domain_errors_that_name_a_private_record_are_hidden_from_anonymous_call
                 code: code.to_owned(),
                 message: format!("descriptor test.services.{slug} could not be fetched"),
                 url: format!("http://services.test/descriptors/{slug}.json"),
+                record: Some(
+                    format!("services.test/test.services.{slug}")
+                        .parse()
+                        .unwrap(),
+                ),
             });
         }
         let live: Vec<formats::Skill> = store

@@ -13,6 +13,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::skill::SkillId;
+
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -319,6 +321,10 @@ pub struct Diagnostic {
     /// Where: a field path such as `skills[2].digest` or `frontmatter.name`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// The record it concerns, for a diagnostic kept outside the record (on its publisher's
+    /// domain), so that whoever may not see the record does not see it either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<SkillId>,
 }
 
 impl Diagnostic {
@@ -329,7 +335,14 @@ impl Diagnostic {
             code,
             message: message.into(),
             field: None,
+            record: None,
         }
+    }
+
+    /// Returns the diagnostic with the record it concerns.
+    pub fn about(mut self, record: SkillId) -> Self {
+        self.record = Some(record);
+        self
     }
 
     /// Returns the diagnostic with the field it concerns.

@@ -29,7 +29,7 @@ use crate::normalize::{
     self, Fetched, MAX_ARCHIVE_BYTES, MAX_DESCRIPTOR_BYTES, MAX_SKILL_MD_BYTES, Source,
 };
 use crate::sharing::{self, SharingEntry};
-use crate::skill::{Digest, DigestStatus, Format, Skill};
+use crate::skill::{Digest, DigestStatus, Format, Skill, SkillId, Slug};
 
 /// The well-known index paths, in the order they are probed.
 pub const WELL_KNOWN_INDEXES: [(&str, Format); 3] = [
@@ -624,7 +624,7 @@ impl SiteCrawl {
                     diagnostics: parsed.diagnostics,
                 });
                 for entry in parsed.entries {
-                    if !self.is_duplicate(&source, entry.slug.as_str(), &url) {
+                    if !self.is_duplicate(&source, &entry.slug, &url) {
                         work.push(Work::Artifact {
                             source: source.clone(),
                             entry,
@@ -642,7 +642,7 @@ impl SiteCrawl {
                     diagnostics: parsed.diagnostics,
                 });
                 for entry in parsed.entries {
-                    if !self.is_duplicate(&source, entry.slug.as_str(), &url) {
+                    if !self.is_duplicate(&source, &entry.slug, &url) {
                         work.push(Work::Descriptor {
                             source: source.clone(),
                             entry,
@@ -659,9 +659,9 @@ impl SiteCrawl {
 
     /// True (with a note) when an earlier index of the site already produced this id: the
     /// current v0.2 index wins over the legacy one, and both over skill-sharing.
-    fn is_duplicate(&mut self, source: &Source, slug: &str, index_url: &Url) -> bool {
-        let id = format!("{}/{slug}", source.domain());
-        if self.record_ids.insert(id.clone()) {
+    fn is_duplicate(&mut self, source: &Source, slug: &Slug, index_url: &Url) -> bool {
+        let id = SkillId::new(source.domain().clone(), slug.clone());
+        if self.record_ids.insert(id.to_string()) {
             return false;
         }
         self.found.notes.push(
@@ -671,7 +671,8 @@ impl SiteCrawl {
                     "{id} is also listed by {index_url}; the entry of the index probed first is used"
                 ),
             )
-            .as_warning(),
+            .as_warning()
+            .about(id),
         );
         true
     }

@@ -223,6 +223,7 @@ fn report_errors(found: &SiteFindings) -> Vec<CrawlErrorEntry> {
             code: failure.code.as_str().to_owned(),
             message: failure.message.clone(),
             url: failure.url.to_string(),
+            record: None,
         })
         .collect();
     for index in &found.indexes {
@@ -235,7 +236,9 @@ fn report_errors(found: &SiteFindings) -> Vec<CrawlErrorEntry> {
     for record in &found.records {
         for diagnostic in &record.diagnostics {
             if diagnostic.severity_for(VerdictKind::Lenient) == Severity::Error {
-                errors.push(entry_of(diagnostic, &record.source_url));
+                let mut entry = entry_of(diagnostic, &record.source_url);
+                entry.record = Some(record.id.clone());
+                errors.push(entry);
             }
         }
     }
@@ -251,6 +254,7 @@ fn entry_of(diagnostic: &Diagnostic, url: &Url) -> CrawlErrorEntry {
         code: diagnostic.code.as_str().to_owned(),
         message,
         url: url.to_string(),
+        record: diagnostic.record.clone(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The crawl report (`skillscout crawl --report FILE`, DESIGN.md §5): per domain, how its
 //! crawl ended and what went wrong; in total, what changed in the store.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::types::{ApplyStats, CrawlErrorEntry, DomainStatus, Outcome};
 use formats::skill::{Domain, Format};
@@ -22,6 +22,7 @@ pub struct DomainReport {
     /// HTTP requests made for the domain, robots.txt included.
     pub requests: usize,
     /// What went wrong, each with a stable code and the URL it concerns.
+    #[serde(serialize_with = "contract_errors")]
     pub errors: Vec<CrawlErrorEntry>,
     /// Errors past the per-domain cap, counted but not listed.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -46,6 +47,26 @@ impl DomainReport {
             changes,
         }
     }
+}
+
+/// Writes the errors in the report's shape, `{"code", "message", "url"}` (DESIGN.md §5). The
+/// record an error concerns is the API's to know (it hides errors about records a caller may
+/// not see); the report is the operator's and keeps its documented shape.
+fn contract_errors<S: Serializer>(
+    errors: &[CrawlErrorEntry],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct ReportError<'a> {
+        code: &'a str,
+        message: &'a str,
+        url: &'a str,
+    }
+    serializer.collect_seq(errors.iter().map(|error| ReportError {
+        code: &error.code,
+        message: &error.message,
+        url: &error.url,
+    }))
 }
 
 fn is_zero(value: &usize) -> bool {

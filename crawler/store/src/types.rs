@@ -1,6 +1,6 @@
 //! The values the store keeps and hands out, whatever the backend.
 
-use formats::{Diagnostic, Digest, Domain, Format, Skill};
+use formats::{Diagnostic, Digest, Domain, Format, Skill, SkillId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use url::Url;
@@ -79,6 +79,10 @@ pub struct CrawlErrorEntry {
     pub message: String,
     /// The URL it happened at.
     pub url: String,
+    /// The record it concerns, when it concerns one: whoever may not see the record does not
+    /// see the error either. The crawl report leaves it out (see [`crate::report`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<SkillId>,
 }
 
 /// The state of one domain after its last crawl.

@@ -1,0 +1,315 @@
+//! The policy is the one gate: every endpoint that lists or shows records shows them only when
+//! it asks, and the index's own filter agrees with it.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use formats::diagnostic::Code;
+use formats::skill::{Artifact, DigestStatus, FileEntry};
+use formats::{Access, Diagnostic, Format, Skill, SkillId};
+use indexer::{Caller, Index, IndexConfig};
+use store::blobs::Blobs;
+use store::{CrawlErrorEntry, DomainStatus, Outcome, Store};
+use time::OffsetDateTime;
+use tower::ServiceExt;
+use url::Url;
+
+use super::Policy;
+use crate::{AppState, ServeConfig, Tokens};
+
+const TOKEN: &str = "policy-test-token";
+/// The bytes of `alpha`'s SKILL.md.
+const ALPHA_FILE: &[u8] = b"# alpha-file-marker\n";
+
+fn record(name: &str, access: Access, file: Option<formats::Digest>) -> Skill {
+    let id: SkillId = format!("a.test/{name}").parse().unwrap();
+    Skill {
+        domain: id.domain().clone(),
+        name: id.slug().clone(),
+        id,
+        format: Format::AgentSkills,
+        title: format!("{name} title"),
+        description: format!("The {name} skill does {name} things."),
+        capability_type: "skill".to_owned(),
+        access,
+        version: Some("1.0.0".to_owned()),
+        source_url: Url::parse(&format!("http://a.test/{name}/SKILL.md")).unwrap(),
+        index_url: Url::parse("http://a.test/.well-known/agent-skills/index.json").unwrap(),
+        artifact: Artifact::SkillMd,
+        digest: file,
+        digest_status: DigestStatus::Verified,
+        frontmatter: serde_json::Map::new(),
+        body: format!("Use {name} well."),
+        files: vec![FileEntry {
+            path: "SKILL.md".to_owned(),
+            size: Some(ALPHA_FILE.len() as u64),
+            sha256: file,
+        }],
+        tags: Vec::new(),
+        license: None,
+        diagnostics: Vec::new(),
+        first_seen: OffsetDateTime::UNIX_EPOCH,
+        last_seen: OffsetDateTime::UNIX_EPOCH,
+        last_changed: OffsetDateTime::UNIX_EPOCH,
+    }
+}
+
+/// A server over one domain, `a.test`, with a public `alpha` (whose SKILL.md is kept), a
+/// restricted `charlie` and a private `bravo`; its last crawl has an error and a diagnostic
+/// about `alpha` and `bravo` each.
+fn state(dir: &std::path::Path) -> AppState {
+    let store = Store::open(dir).unwrap();
+    let blobs = Blobs::open(dir).unwrap();
+    let digest = blobs.blocking().put(ALPHA_FILE).unwrap();
+    let records = vec![
+        record("alpha", Access::Public, Some(digest)),
+        record("bravo", Access::Private, None),
+        record("charlie", Access::Restricted, None),
+    ];
+    let now = OffsetDateTime::now_utc();
+    let mut errors = Vec::new();
+    let mut diagnostics = Vec::new();
+    for skill in &records[..2] {
+        errors.push(CrawlErrorEntry {
+            code: "timeout".to_owned(),
+            message: format!("fetching {} timed out", skill.name),
+            url: skill.source_url.to_string(),
+            record: Some(skill.id.clone()),
+        });
+        diagnostics.push(
+            Diagnostic::new(Code::DuplicateName, format!("{} is listed twice", skill.id))
+                .as_warning()
+                .about(skill.id.clone()),
+        );
+    }
+    let status = DomainStatus {
+        domain: "a.test".parse().unwrap(),
+        origin: "http://a.test".to_owned(),
+        outcome: Outcome::Ok,
+        formats: vec![Format::AgentSkills],
+        indexes: vec![records[0].index_url.clone()],
+        skills: records.len(),
+        requests: 7,
+        errors,
+        errors_omitted: 0,
+        diagnostics,
+        crawled_at: now,
+        last_success: Some(now),
+    };
+    store
+        .blocking()
+        .apply_domain(&status, records, now)
+        .unwrap();
+    let config = IndexConfig {
+        writer_memory_bytes: 20_000_000,
+        writer_threads: Some(1),
+        ..IndexConfig::default()
+    };
+    let Index { mut writer, search } = Index::create_in_ram(config).unwrap();
+    indexer::sync(&store, &mut writer).unwrap();
+    search.reload().unwrap();
+    AppState::new(
+        search,
+        Arc::new(store),
+        blobs,
+        Tokens::from_list([TOKEN]),
+        ServeConfig::default(),
+    )
+}
+
+/// Sends one request with the token; returns the status and the body as text.
+async fn send(state: &AppState, method: &str, uri: &str, body: &str) -> (StatusCode, String) {
+    let request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("authorization", format!("Bearer {TOKEN}"))
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_owned()))
+        .unwrap();
+    let response = crate::router(state.clone()).oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn rpc(method: &str, params: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#)
+}
+
+/// Endpoints that list records, or crawl errors and diagnostics about them: with the real
+/// policy an authenticated caller sees `alpha` and `bravo` there; with a policy that refuses
+/// everything, neither. Query texts avoid the records' names, so an echo is no mention.
+fn listings() -> Vec<(&'static str, &'static str, String)> {
+    vec![
+        ("GET", "/v1/search", String::new()),
+        ("GET", "/v1/search?q=title", String::new()),
+        ("GET", "/v1/domains/a.test", String::new()),
+        ("GET", "/v1/changes", String::new()),
+        ("GET", "/.well-known/skill-sharing", String::new()),
+        ("GET", "/skills", String::new()),
+        (
+            "POST",
+            "/rpc",
+            rpc("list_skills", r#"{"detail":"summary"}"#),
+        ),
+        ("GET", "/", String::new()),
+        ("GET", "/?q=title", String::new()),
+        ("GET", "/domains/a.test", String::new()),
+    ]
+}
+
+/// Endpoints that show `alpha` (HTTP 200 with its title or its file) or, refused, answer as
+/// if it did not exist (404, or the JSON-RPC "skill not found" error).
+fn shows() -> Vec<(&'static str, &'static str, String, &'static str)> {
+    vec![
+        (
+            "GET",
+            "/v1/skills/a.test/alpha",
+            String::new(),
+            "alpha title",
+        ),
+        (
+            "GET",
+            "/v1/skills/a.test/alpha/descriptor",
+            String::new(),
+            "alpha title",
+        ),
+        (
+            "GET",
+            "/v1/skills/a.test/alpha/files/SKILL.md",
+            String::new(),
+            "alpha-file-marker",
+        ),
+        ("GET", "/skill/a.test/alpha", String::new(), "alpha title"),
+        (
+            "POST",
+            "/rpc",
+            rpc("describe_skill", r#"{"name":"a.test/alpha"}"#),
+            "alpha title",
+        ),
+        (
+            "POST",
+            "/rpc",
+            rpc(
+                "read_skill_file",
+                r#"{"name":"a.test/alpha","path":"SKILL.md"}"#,
+            ),
+            "alpha-file-marker",
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn every_endpoint_asks_the_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let allowing = state(&dir.path().join("allowing"));
+    let refusing = state(&dir.path().join("refusing")).with_policy(Policy::refuse_all());
+
+    for (method, uri, body) in listings() {
+        let (status, shown) = send(&allowing, method, uri, &body).await;
+        assert_eq!(status, StatusCode::OK, "{method} {uri}: {shown}");
+        for name in ["alpha", "bravo"] {
+            assert!(
+                shown.contains(name),
+                "{method} {uri} does not list {name}: {shown}"
+            );
+        }
+        let (status, refused) = send(&refusing, method, uri, &body).await;
+        assert_eq!(status, StatusCode::OK, "{method} {uri}: {refused}");
+        for name in ["alpha", "bravo", "charlie"] {
+            assert!(
+                !refused.contains(name),
+                "{method} {uri} lists {name} without asking the policy: {refused}"
+            );
+        }
+    }
+
+    for (method, uri, body, content) in shows() {
+        let (status, shown) = send(&allowing, method, uri, &body).await;
+        assert_eq!(status, StatusCode::OK, "{method} {uri}: {shown}");
+        assert!(shown.contains(content), "{method} {uri}: {shown}");
+        let (status, refused) = send(&refusing, method, uri, &body).await;
+        assert!(!refused.contains(content), "{method} {uri}: {refused}");
+        if method == "POST" {
+            assert!(
+                refused.contains(r#""code":-32001"#),
+                "{uri} {body}: {refused}"
+            );
+        } else {
+            assert_eq!(status, StatusCode::NOT_FOUND, "{method} {uri}: {refused}");
+        }
+    }
+
+    // The domain list shows counts only: its error count is what the policy lets through.
+    let (_, shown) = send(&allowing, "GET", "/v1/domains", "").await;
+    assert!(shown.contains(r#""errors":2"#), "{shown}");
+    let (_, refused) = send(&refusing, "GET", "/v1/domains", "").await;
+    assert!(refused.contains(r#""errors":0"#), "{refused}");
+    let (_, shown) = send(&allowing, "GET", "/domains", "").await;
+    assert!(shown.contains("<td>7</td><td>2</td>"), "{shown}");
+    let (_, refused) = send(&refusing, "GET", "/domains", "").await;
+    assert!(refused.contains("<td>7</td><td>0</td>"), "{refused}");
+}
+
+#[tokio::test]
+async fn anonymous_callers_lose_exactly_what_concerns_the_private_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state(dir.path());
+    let request = Request::get("/v1/domains/a.test")
+        .body(Body::empty())
+        .unwrap();
+    let response = crate::router(state).oneshot(request).await.unwrap();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let detail: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    insta::assert_json_snapshot!(
+        (&detail["errors"], &detail["diagnostics"], &detail["skills"]),
+        @r#"
+    [
+      [
+        {
+          "code": "timeout",
+          "message": "fetching alpha timed out",
+          "url": "http://a.test/alpha/SKILL.md"
+        }
+      ],
+      [
+        {
+          "severity": "warning",
+          "code": "duplicate_name",
+          "message": "a.test/alpha is listed twice"
+        }
+      ],
+      2
+    ]
+    "#
+    );
+}
+
+#[test]
+fn the_index_agrees_with_the_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state(dir.path());
+    let policy = Policy::default();
+    for caller in [Caller::Anonymous, Caller::Authenticated] {
+        for (name, access) in [
+            ("alpha", Access::Public),
+            ("bravo", Access::Private),
+            ("charlie", Access::Restricted),
+        ] {
+            let found = state
+                .index()
+                .get(&format!("a.test/{name}"), caller)
+                .unwrap();
+            assert_eq!(
+                found.is_some(),
+                policy.allows(caller, access),
+                "{caller:?} {access:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! Wire types: the bodies the JSON endpoints send, built from the index's answers, the stored
+//! record and the crawl store's types.
+//!
+//! The field names here are the HTTP contract (DESIGN.md §2 and §6), and they are spelled out
+//! here rather than borrowed from `formats`, `store` or `indexer`, so that renaming a field of
+//! a stored type does not silently change what clients get: the conversion stops compiling,
+//! and the contract snapshots (`api/tests/api/snapshots`) check the result. Values of the
+//! closed vocabularies (`access`, `format`, `outcome`, diagnostic `code`s, …) keep their own
+//! serialisation, whose snake_case names are documented contracts of their types.
+
+use formats::diagnostic::{Code, Severity};
+use formats::skill::{Artifact, DigestStatus, FileEntry};
+use formats::{Access, Diagnostic, Digest, Domain, Format, Skill, SkillId, Slug};
+use indexer::{FacetCounts, Facets, SearchHit, SearchResults};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+use store::{CrawlErrorEntry, Outcome, Totals};
+use time::OffsetDateTime;
+use url::Url;
+
+use crate::progress::CrawlView;
+use crate::web::html;
+
+/// The `GET /v1/search` body (DESIGN.md §6); `skillscout search --json` prints it too.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchBody {
+    pub(crate) query: String,
+    pub(crate) total: u64,
+    pub(crate) hits: Vec<HitView>,
+    pub(crate) facets: FacetsView,
+    pub(crate) took_ms: u64,
+}
+
+impl From<SearchResults> for SearchBody {
+    fn from(results: SearchResults) -> SearchBody {
+        SearchBody {
+            query: results.query,
+            total: results.total,
+            hits: results.hits.into_iter().map(HitView::from).collect(),
+            facets: FacetsView::from(results.facets),
+            took_ms: results.took_ms,
+        }
+    }
+}
+
+/// One search hit.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct HitView {
+    id: SkillId,
+    domain: Domain,
+    name: Slug,
+    title: String,
+    description: String,
+    capability_type: String,
+    access: Access,
+    format: Format,
+    version: Option<String>,
+    source_url: Url,
+    score: f32,
+    /// HTML: the extract escaped, with the matched words in `<mark>` elements.
+    snippet: String,
+}
+
+impl From<SearchHit> for HitView {
+    fn from(hit: SearchHit) -> HitView {
+        HitView {
+            snippet: html::marked(&hit.snippet),
+            id: hit.id,
+            domain: hit.domain,
+            name: hit.name,
+            title: hit.title,
+            description: hit.description,
+            capability_type: hit.capability_type,
+            access: hit.access,
+            format: hit.format,
+            version: hit.version,
+            source_url: hit.source_url,
+            score: hit.score,
+        }
+    }
+}
+
+/// Facet counts per dimension.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FacetsView {
+    capability_type: Counts,
+    access: Counts,
+    domain: Counts,
+    format: Counts,
+    tag: Counts,
+}
+
+impl From<Facets> for FacetsView {
+    fn from(facets: Facets) -> FacetsView {
+        FacetsView {
+            capability_type: Counts::from(facets.capability_type),
+            access: Counts::from(facets.access),
+            domain: Counts::from(facets.domain),
+            format: Counts::from(facets.format),
+            tag: Counts::from(facets.tag),
+        }
+    }
+}
+
+/// Values and their counts, most frequent first, as one JSON object `{value: count}`.
+#[derive(Debug, Clone)]
+pub(crate) struct Counts(Vec<(String, u64)>);
+
+impl From<FacetCounts> for Counts {
+    fn from(counts: FacetCounts) -> Counts {
+        Counts(counts.0)
+    }
+}
+
+impl Serialize for Counts {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (value, count) in &self.0 {
+            map.serialize_entry(value, count)?;
+        }
+        map.end()
+    }
+}
+
+/// The canonical record (DESIGN.md §2), as `GET /v1/skills/{domain}/{name}` and
+/// `/v1/changes` send it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct RecordView {
+    id: SkillId,
+    domain: Domain,
+    format: Format,
+    name: Slug,
+    title: String,
+    description: String,
+    capability_type: String,
+    access: Access,
+    version: Option<String>,
+    source_url: Url,
+    index_url: Url,
+    artifact: Artifact,
+    digest: Option<Digest>,
+    digest_status: DigestStatus,
+    frontmatter: Map<String, Value>,
+    body: String,
+    files: Vec<FileView>,
+    tags: Vec<String>,
+    license: Option<String>,
+    diagnostics: Vec<DiagnosticView>,
+    #[serde(with = "time::serde::rfc3339")]
+    first_seen: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    last_seen: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    last_changed: OffsetDateTime,
+}
+
+impl From<Skill> for RecordView {
+    fn from(skill: Skill) -> RecordView {
+        RecordView {
+            id: skill.id,
+            domain: skill.domain,
+            format: skill.format,
+            name: skill.name,
+            title: skill.title,
+            description: skill.description,
+            capability_type: skill.capability_type,
+            access: skill.access,
+            version: skill.version,
+            source_url: skill.source_url,
+            index_url: skill.index_url,
+            artifact: skill.artifact,
+            digest: skill.digest,
+            digest_status: skill.digest_status,
+            frontmatter: skill.frontmatter,
+            body: skill.body,
+            files: skill.files.iter().map(FileView::from).collect(),
+            tags: skill.tags,
+            license: skill.license,
+            diagnostics: skill.diagnostics.iter().map(DiagnosticView::from).collect(),
+            first_seen: skill.first_seen,
+            last_seen: skill.last_seen,
+            last_changed: skill.last_changed,
+        }
+    }
+}
+
+/// One file of a record.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FileView {
+    path: String,
+    size: Option<u64>,
+    sha256: Option<Digest>,
+}
+
+impl From<&FileEntry> for FileView {
+    fn from(file: &FileEntry) -> FileView {
+        FileView {
+            path: file.path.clone(),
+            size: file.size,
+            sha256: file.sha256,
+        }
+    }
+}
+
+/// One diagnostic, of a record or of a domain. The record a domain's diagnostic concerns is
+/// used to hide it (see `access`), never sent.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct DiagnosticView {
+    pub(crate) severity: Severity,
+    pub(crate) code: Code,
+    pub(crate) message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) field: Option<String>,
+}
+
+impl From<&Diagnostic> for DiagnosticView {
+    fn from(diagnostic: &Diagnostic) -> DiagnosticView {
+        DiagnosticView {
+            severity: diagnostic.severity,
+            code: diagnostic.code,
+            message: diagnostic.message.clone(),
+            field: diagnostic.field.clone(),
+        }
+    }
+}
+
+/// One error of a domain's crawl, in the crawl report's shape (DESIGN.md §5).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct CrawlErrorView {
+    pub(crate) code: String,
+    pub(crate) message: String,
+    pub(crate) url: String,
+}
+
+impl From<&CrawlErrorEntry> for CrawlErrorView {
+    fn from(error: &CrawlErrorEntry) -> CrawlErrorView {
+        CrawlErrorView {
+            code: error.code.clone(),
+            message: error.message.clone(),
+            url: error.url.clone(),
+        }
+    }
+}
+
+/// One domain in the `GET /v1/domains` list.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct DomainSummary {
+    /// The domain.
+    pub(crate) domain: Domain,
+    /// The origin crawled.
+    pub(crate) origin: String,
+    /// How its last crawl ended.
+    pub(crate) outcome: Outcome,
+    /// The formats it publishes.
+    pub(crate) formats: Vec<Format>,
+    /// Skills the caller may see.
+    pub(crate) skills: u64,
+    /// HTTP requests of its last crawl.
+    pub(crate) requests: usize,
+    /// Errors of its last crawl (those the caller may see).
+    pub(crate) errors: usize,
+    /// When its last crawl finished.
+    #[serde(with = "time::serde::rfc3339")]
+    pub(crate) crawled_at: OffsetDateTime,
+    /// When an index of it was last read successfully.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub(crate) last_success: Option<OffsetDateTime>,
+}
+
+/// The `GET /v1/domains` body.
+#[derive(Debug, Serialize)]
+pub(crate) struct DomainList {
+    /// Domains in name order.
+    pub(crate) domains: Vec<DomainSummary>,
+    /// The cursor of the next page, or `null` on the last.
+    pub(crate) next_cursor: Option<String>,
+    /// The background crawl.
+    pub(crate) crawl: CrawlView,
+}
+
+/// The `GET /v1/domains/{domain}` body: the full status.
+#[derive(Debug, Serialize)]
+pub(crate) struct DomainDetail {
+    /// The domain.
+    pub(crate) domain: Domain,
+    /// The origin crawled.
+    pub(crate) origin: String,
+    /// How its last crawl ended.
+    pub(crate) outcome: Outcome,
+    /// The formats it publishes.
+    pub(crate) formats: Vec<Format>,
+    /// The index URLs read in its last crawl.
+    pub(crate) indexes: Vec<Url>,
+    /// Skills the caller may see.
+    pub(crate) skills: u64,
+    /// HTTP requests of its last crawl.
+    pub(crate) requests: usize,
+    /// Errors of its last crawl (those the caller may see).
+    pub(crate) errors: Vec<CrawlErrorView>,
+    /// Errors past the listed ones, counted only.
+    pub(crate) errors_omitted: usize,
+    /// Index-level diagnostics (those the caller may see).
+    pub(crate) diagnostics: Vec<DiagnosticView>,
+    /// When its last crawl finished.
+    #[serde(with = "time::serde::rfc3339")]
+    pub(crate) crawled_at: OffsetDateTime,
+    /// When an index of it was last read successfully.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub(crate) last_success: Option<OffsetDateTime>,
+    /// True while a background crawl runs (this domain may be in it).
+    pub(crate) crawling: bool,
+}
+
+/// The sums of a finished crawl, as `/v1/domains` shows the last one (the crawl report's
+/// `totals`, DESIGN.md §5).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub(crate) struct TotalsView {
+    pub(crate) domains: usize,
+    pub(crate) skills: usize,
+    pub(crate) added: usize,
+    pub(crate) updated: usize,
+    pub(crate) removed: usize,
+    pub(crate) unchanged: usize,
+    pub(crate) requests: usize,
+    pub(crate) errors: usize,
+}
+
+impl From<Totals> for TotalsView {
+    fn from(totals: Totals) -> TotalsView {
+        TotalsView {
+            domains: totals.domains,
+            skills: totals.skills,
+            added: totals.added,
+            updated: totals.updated,
+            removed: totals.removed,
+            unchanged: totals.unchanged,
+            requests: totals.requests,
+            errors: totals.errors,
+        }
+    }
+}
+
+/// One entry of the `GET /v1/changes` log.
+#[derive(Debug, Serialize)]
+pub(crate) struct ChangeView {
+    /// The record's id.
+    pub(crate) id: SkillId,
+    /// `upsert` or `delete`.
+    pub(crate) change: &'static str,
+    /// When it changed: the record's `last_changed`, or when it was removed.
+    #[serde(with = "time::serde::rfc3339")]
+    pub(crate) at: OffsetDateTime,
+    /// The record, for upserts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) record: Option<RecordView>,
+}
+
+/// The `GET /v1/changes` body.
+#[derive(Debug, Serialize)]
+pub(crate) struct ChangesPage {
+    /// Changes, oldest first.
+    pub(crate) changes: Vec<ChangeView>,
+    /// The cursor of the next page, or `null` when the log is read to its end.
+    pub(crate) next_cursor: Option<String>,
+}
