@@ -9,6 +9,7 @@ mod progress;
 mod search;
 mod serve;
 mod static_site;
+mod terminal;
 mod validate;
 
 use std::io::{IsTerminal, Write};

@@ -12,6 +12,7 @@ use indexer::{Caller, Filters, SearchIndex, SearchRequest, SearchResults, Snippe
 
 use crate::ExitStatus;
 use crate::cli::SearchArgs;
+use crate::terminal::safe;
 
 /// The widest one-line description, in characters.
 const DESCRIPTION_CHARS: usize = 100;
@@ -87,10 +88,10 @@ fn render(results: &SearchResults, offset: usize, highlight: Option<(&str, &str)
             out,
             "{}. {}  {}",
             offset + rank + 1,
-            one_line(&hit.title, 80),
+            safe(&one_line(&hit.title, 80)),
             hit.id
         );
-        let description = one_line(&hit.description, DESCRIPTION_CHARS);
+        let description = safe(&one_line(&hit.description, DESCRIPTION_CHARS)).into_owned();
         if !description.is_empty() {
             let _ = writeln!(out, "   {description}");
         }
@@ -138,16 +139,16 @@ fn one_line(text: &str, max: usize) -> String {
 /// escapes), or as plain text when `highlight` is `None`.
 fn highlighted(snippet: &Snippet, highlight: Option<(&str, &str)>) -> String {
     let Some((start, end)) = highlight else {
-        return snippet.text.clone();
+        return safe(&snippet.text).into_owned();
     };
     let mut out = String::with_capacity(snippet.text.len() + 8 * snippet.marks.len());
     for (text, is_match) in snippet.segments() {
         if is_match {
             out.push_str(start);
-            out.push_str(text);
+            out.push_str(&safe(text));
             out.push_str(end);
         } else {
-            out.push_str(text);
+            out.push_str(&safe(text));
         }
     }
     out

@@ -18,6 +18,7 @@ use store::Outcome;
 use time::OffsetDateTime;
 
 use crate::cli::{FetchArgs, ValidateArgs};
+use crate::terminal::safe;
 use crate::{ExitStatus, UsageResult};
 
 /// Runs `skillscout validate`.
@@ -250,7 +251,7 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
         let _ = writeln!(
             out,
             "{status:<4} index {} ({}{version})",
-            index.path.display(),
+            safe(&index.path.display().to_string()),
             index.format
         );
         hidden_notes += render_diagnostics(&mut out, index.diagnostics, verdict, verbose);
@@ -265,8 +266,8 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
         let _ = writeln!(
             out,
             "{status:<4} {}  {} ({other_word} {other_name})",
-            skill.label,
-            skill.path.display()
+            safe(&skill.label),
+            safe(&skill.path.display().to_string())
         );
         hidden_notes += render_diagnostics(&mut out, skill.diagnostics, verdict, verbose);
     }
@@ -317,12 +318,13 @@ fn render_diagnostics(
         let at = diagnostic
             .field
             .as_deref()
-            .map(|field| format!(" {field}:"))
+            .map(|field| format!(" {}:", safe(field)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
             "     {severity}[{}]{at} {}",
-            diagnostic.code, diagnostic.message
+            diagnostic.code,
+            safe(&diagnostic.message)
         );
         if severity > Severity::Info {
             let _ = writeln!(out, "       help: {}", diagnostic.code.hint());

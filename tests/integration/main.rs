@@ -6,5 +6,6 @@ mod serve;
 #[path = "../../crawler/tests/it/server.rs"]
 #[allow(dead_code)]
 mod server;
+mod terminal;
 mod util;
 mod validate;
