@@ -266,7 +266,7 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
         let _ = writeln!(
             out,
             "{status:<4} {}  {} ({other_word} {other_name})",
-            safe(&skill.label),
+            safe(skill.label),
             safe(&skill.path.display().to_string())
         );
         hidden_notes += render_diagnostics(&mut out, skill.diagnostics, verdict, verbose);
