@@ -13,6 +13,7 @@ use indexer::{Caller, Filters, SearchIndex, SearchRequest, SearchResults, Snippe
 use crate::ExitStatus;
 use crate::cli::SearchArgs;
 use crate::terminal::safe;
+use crate::usage;
 
 /// The widest one-line description, in characters.
 const DESCRIPTION_CHARS: usize = 100;
@@ -62,7 +63,11 @@ pub(crate) fn run(data: &Path, args: &SearchArgs) -> anyhow::Result<ExitStatus> 
             Caller::Anonymous
         },
     };
-    let results = index.search(&request).context("search failed")?;
+    let results = match index.search(&request) {
+        Ok(results) => results,
+        Err(error @ indexer::Error::QueryTooLong { .. }) => return Err(usage(error)),
+        Err(error) => return Err(anyhow::Error::new(error).context("search failed")),
+    };
     let output = if args.json {
         // Exactly the body `/v1/search` returns: the server's wire type makes both.
         let body = api::wire::SearchBody::from(results);

@@ -140,7 +140,10 @@ impl IntoResponse for ApiError {
 
 impl From<indexer::Error> for ApiError {
     fn from(error: indexer::Error) -> ApiError {
-        ApiError::internal(&error)
+        match error {
+            indexer::Error::QueryTooLong { .. } => ApiError::parameter("q", error.to_string()),
+            other => ApiError::internal(&other),
+        }
     }
 }
 

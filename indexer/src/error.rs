@@ -7,6 +7,15 @@ use store::StoreError;
 /// What went wrong, phrased as what the caller can do about it.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The query is longer than [`MAX_QUERY_CHARS`](crate::MAX_QUERY_CHARS): the caller
+    /// should shorten it (it is refused rather than read in part).
+    #[error("the query is {chars} characters long, more than {limit}")]
+    QueryTooLong {
+        /// The query's length in characters.
+        chars: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// There is no index in the directory: build one (`skillscout crawl`) first.
     #[error("no index in {dir}")]
     NoIndex {

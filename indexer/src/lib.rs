@@ -68,6 +68,7 @@ mod writer;
 use std::path::Path;
 
 pub use error::{Error, Result};
+pub use query::MAX_QUERY_CHARS;
 pub use request::{
     Caller, DEFAULT_LIMIT, Filters, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET,
     SearchRequest,

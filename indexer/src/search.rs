@@ -21,7 +21,7 @@ use tantivy::{IndexReader, Order, ReloadPolicy, Searcher, TantivyDocument, Term}
 use crate::collector::{Collected, Dim, SearchCollector};
 use crate::document::from_document;
 use crate::error::{Error, Result};
-use crate::query::{QueryBuilder, parse};
+use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse};
 use crate::request::{Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest};
 use crate::results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults};
 use crate::schema::{Fields, SCHEMA_VERSION, names};
@@ -163,6 +163,13 @@ impl SearchIndex {
     /// Searches. User text never causes an error: an `Err` means the index itself failed.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResults> {
         let started = Instant::now();
+        let chars = request.query.chars().count();
+        if chars > MAX_QUERY_CHARS {
+            return Err(Error::QueryTooLong {
+                chars,
+                limit: MAX_QUERY_CHARS,
+            });
+        }
         let searcher = self.inner.reader.searcher();
         let parsed = parse(&request.query);
         let limit = request.limit.min(MAX_LIMIT);
@@ -456,6 +463,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    // See: the hardening issue, defect 8: the API allowed 1,000 characters but the engine read
+    // only the first 512.
+    #[test]
+    fn a_query_is_read_whole_up_to_the_one_limit_and_refused_past_it() {
+        let index = fixture();
+        let padded = format!("{}pdf", " ".repeat(MAX_QUERY_CHARS - 3));
+        assert_eq!(padded.chars().count(), MAX_QUERY_CHARS);
+        let whole = search(&index, &padded, Caller::Anonymous);
+        assert_eq!(ids(&whole), ids(&search(&index, "pdf", Caller::Anonymous)));
+        let too_long = format!("{padded}x");
+        let error = index
+            .search(&SearchRequest::new(&too_long, Caller::Anonymous))
+            .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                Error::QueryTooLong {
+                    chars: 1001,
+                    limit: 1000
+                }
+            ),
+            "{error}"
+        );
     }
 
     fn search(index: &SearchIndex, query: &str, caller: Caller) -> SearchResults {

@@ -249,6 +249,21 @@ fn hostile_queries_are_answered() {
 }
 
 #[test]
+fn a_query_past_the_limit_is_bad_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+    let long = "a ".repeat(indexer::MAX_QUERY_CHARS / 2) + "pdf";
+    let output = run_search(dir.path(), &[&long]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stdout(&output).is_empty());
+    assert!(
+        stderr(&output).contains("more than 1000"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn search_without_an_index_says_to_crawl_first() {
     let dir = tempfile::tempdir().unwrap();
     let output = run_search(dir.path(), &["pdf"]);
