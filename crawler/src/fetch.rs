@@ -906,12 +906,13 @@ fn classify(url: &Url, error: &reqwest::Error) -> FetchFailure {
     if let Some(refused) = find_source::<RefusedAddress>(error) {
         return FetchFailure::new(Code::RefusedDestination, url, refused.to_string());
     }
-    if error.is_timeout() {
-        return FetchFailure::new(Code::Timeout, url, "the request timed out");
-    }
     let cause = root_cause(error);
+    // First: a connect timeout is a timeout too, but it means no connection was made.
     if error.is_connect() {
         return FetchFailure::new(Code::Unreachable, url, format!("cannot connect: {cause}"));
+    }
+    if error.is_timeout() {
+        return FetchFailure::new(Code::Timeout, url, "the request timed out");
     }
     if error.is_body() || error.is_decode() {
         return FetchFailure::new(
@@ -920,8 +921,10 @@ fn classify(url: &Url, error: &reqwest::Error) -> FetchFailure {
             format!("the body could not be read: {cause}"),
         );
     }
+    // The connection was made and then failed (closed or reset mid-request): the host was
+    // reached, so this is not `unreachable`.
     FetchFailure::new(
-        Code::Unreachable,
+        Code::InvalidResponse,
         url,
         format!("the request failed: {cause}"),
     )

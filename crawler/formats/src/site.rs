@@ -620,7 +620,7 @@ impl SiteCrawl {
                     url: url.clone(),
                     format,
                     version: Some(parsed.version),
-                    usable: !parsed.entries.is_empty() || !has_error(&parsed.diagnostics),
+                    usable: !parsed.entries.is_empty() || !unreadable(&parsed.diagnostics),
                     diagnostics: parsed.diagnostics,
                 });
                 for entry in parsed.entries {
@@ -638,7 +638,7 @@ impl SiteCrawl {
                     url: url.clone(),
                     format,
                     version: None,
-                    usable: !parsed.entries.is_empty() || !has_error(&parsed.diagnostics),
+                    usable: !parsed.entries.is_empty() || !unreadable(&parsed.diagnostics),
                     diagnostics: parsed.diagnostics,
                 });
                 for entry in parsed.entries {
@@ -678,10 +678,18 @@ impl SiteCrawl {
     }
 }
 
-fn has_error(diagnostics: &[Diagnostic]) -> bool {
-    diagnostics
-        .iter()
-        .any(|diagnostic| diagnostic.severity == Severity::Error)
+/// True when an index document could not be read as an index at all (not JSON, not text,
+/// not shaped like an index, too large). An index that was read counts as read whatever
+/// became of its entries (DESIGN.md §5 `ok`): entries refused one by one are the entries'
+/// problems, and what the index no longer lists is gone from it.
+fn unreadable(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics.iter().any(|diagnostic| {
+        diagnostic.severity == Severity::Error
+            && matches!(
+                diagnostic.code,
+                Code::InvalidJson | Code::InvalidUtf8 | Code::InvalidIndex | Code::TooLarge
+            )
+    })
 }
 
 /// Many sites answer every path with their HTML home page and status 200; such a page at a

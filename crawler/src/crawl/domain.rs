@@ -184,7 +184,10 @@ fn finish(
     }
 }
 
-/// Returns the domain's outcome (DESIGN.md §5): `ok` as soon as one index was usable.
+/// Returns the domain's outcome (DESIGN.md §5): `ok` as soon as one index was read (whatever
+/// became of its entries); `unreachable` only when no connection could be made at all (every
+/// failure is `unreachable`: DNS, refused, connect timeout); a host that answered and then
+/// timed out is `error`.
 fn outcome(found: &SiteFindings) -> Outcome {
     let failures = &found.failures;
     if found.indexes.iter().any(|index| index.usable) {
@@ -202,7 +205,7 @@ fn outcome(found: &SiteFindings) -> Outcome {
         && !failures.is_empty()
         && failures
             .iter()
-            .all(|failure| matches!(failure.code, Code::Unreachable | Code::Timeout))
+            .all(|failure| failure.code == Code::Unreachable)
     {
         Outcome::Unreachable
     } else if found.indexes.is_empty() && failures.is_empty() {

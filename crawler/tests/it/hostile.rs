@@ -393,8 +393,37 @@ async fn redirects_and_entries_into_private_addresses_are_refused() {
     }
 }
 
+// An index that was read makes the outcome `ok`, whatever became of its entries: every entry
+// refused for its name is like every entry of an unknown type. See: the hardening issue,
+// defect 9.
+#[tokio::test]
+async fn an_index_read_is_ok_whatever_became_of_its_entries() {
+    let digest = Digest::of(SKILL.as_bytes());
+    for entries in [
+        vec![("Bad Name", "skill-md", "tool/SKILL.md", digest)],
+        vec![("tool", "mcp-server", "tool/SKILL.md", digest)],
+    ] {
+        let index = v0_2_index(&entries);
+        let server = hostile_server(move |request| match request.path.as_str() {
+            AGENT_INDEX => Reply::json(index.clone()),
+            _ => Reply::not_found(),
+        })
+        .await;
+        let report = crawl_both(&server, test_config(&server)).await;
+        let line = domain(&report, HOSTILE);
+        assert_eq!(
+            (line.outcome, line.skills),
+            (Outcome::Ok, 0),
+            "{entries:?}: {line:?}"
+        );
+    }
+}
+
 // --- Slow, lying and huge responses -------------------------------------------------------
 
+// The host accepted connections and then timed out: it was reached, so the outcome is
+// `error` with a `timeout` error, not `unreachable` (DESIGN.md §5). See: the hardening issue,
+// defect 9.
 #[tokio::test]
 async fn a_server_that_never_answers_times_out() {
     let site = site_with_robots(Reply::not_found());
@@ -409,7 +438,7 @@ async fn a_server_that_never_answers_times_out() {
     let report = crawl_both(&server, test_config(&server)).await;
     assert_eq!(
         hostile_line(&report),
-        (Outcome::Unreachable, vec!["timeout".to_owned()])
+        (Outcome::Error, vec!["timeout".to_owned()])
     );
     assert_eq!(index_hits(&server).len(), 1, "a timeout is not retried");
 }
@@ -433,7 +462,7 @@ async fn a_server_that_drips_a_byte_at_a_time_times_out() {
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(
         hostile_line(&report),
-        (Outcome::Unreachable, vec!["timeout".to_owned()])
+        (Outcome::Error, vec!["timeout".to_owned()])
     );
 }
 
