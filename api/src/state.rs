@@ -174,6 +174,10 @@ impl AppState {
 
     /// Returns the record `id` when `caller` may see it; a record the caller may not see is
     /// as absent as a missing one.
+    ///
+    /// The record comes from the index, with its `last_seen` from the store: a crawl that sees
+    /// a record unchanged advances `last_seen` there without logging a change, so the index
+    /// keeps the time of the last change (DESIGN.md §2).
     pub(crate) async fn visible_record(
         &self,
         caller: Caller,
@@ -181,7 +185,15 @@ impl AppState {
     ) -> Result<Skill, ApiError> {
         let key = id.to_string();
         let found = self
-            .blocking(move |state| Ok(state.index().get(&key, caller)?))
+            .blocking(move |state| {
+                let Some(mut skill) = state.index().get(&key, caller)? else {
+                    return Ok(None);
+                };
+                if let Some(stored) = state.store().record(&key)? {
+                    skill.last_seen = skill.last_seen.max(stored.skill.last_seen);
+                }
+                Ok(Some(skill))
+            })
             .await?;
         found
             .filter(|skill| self.may_see(caller, skill.access))

@@ -313,3 +313,45 @@ fn the_index_agrees_with_the_policy() {
         }
     }
 }
+
+// See: the hardening issue, defect 2: a crawl that saw a record unchanged did not advance its
+// `last_seen` anywhere a caller could see it.
+#[tokio::test]
+async fn a_record_seen_again_unchanged_shows_its_new_last_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state(dir.path());
+    let (_, before) = send(&state, "GET", "/v1/skills/a.test/alpha", "").await;
+    let before: serde_json::Value = serde_json::from_str(&before).unwrap();
+    assert_eq!(before["last_seen"], "1970-01-01T00:00:00Z");
+
+    // The next crawl sees alpha unchanged: no change is logged, so the index is not touched.
+    let later = OffsetDateTime::now_utc();
+    let domain = "a.test".parse().unwrap();
+    let seen_again: Vec<Skill> = state
+        .store()
+        .records_of(&domain)
+        .unwrap()
+        .into_iter()
+        .map(|stored| Skill {
+            last_seen: later,
+            ..stored.skill
+        })
+        .collect();
+    let last_seq = state.store().last_seq().unwrap();
+    let status = state.store().domain(&domain).unwrap().unwrap();
+    state
+        .store()
+        .apply_domain(&status, seen_again, later)
+        .unwrap();
+    assert_eq!(state.store().last_seq().unwrap(), last_seq);
+
+    let (_, after) = send(&state, "GET", "/v1/skills/a.test/alpha", "").await;
+    let after: serde_json::Value = serde_json::from_str(&after).unwrap();
+    let shown = OffsetDateTime::parse(
+        after["last_seen"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    assert_eq!(shown, later);
+    assert_eq!(after["last_changed"], before["last_changed"]);
+}
