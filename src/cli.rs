@@ -203,6 +203,12 @@ pub(crate) struct SearchArgs {
     #[arg(long, value_name = "TAG")]
     pub(crate) tag: Vec<String>,
 
+    /// Only skills with this verdict (`valid`, `lenient`, `invalid`, or `any`); repeatable.
+    /// Without it, `valid` and `lenient` skills are listed: a skill whose content was never
+    /// had is not.
+    #[arg(long, value_name = "VERDICT")]
+    pub(crate) verdict: Vec<String>,
+
     /// How many results to show (at most 100).
     #[arg(long, default_value_t = DEFAULT_SEARCH_LIMIT, value_name = "N")]
     pub(crate) limit: usize,

@@ -54,6 +54,7 @@ pub(crate) fn run(data: &Path, args: &SearchArgs) -> anyhow::Result<ExitStatus> 
             format: args.format.clone(),
             tag: args.tag.clone(),
             license: Vec::new(),
+            verdict: args.verdict.clone(),
         },
         limit: args.limit,
         offset: args.offset,

@@ -141,7 +141,8 @@ impl Params {
         Ok(self.one("q")?.unwrap_or("").trim().to_owned())
     }
 
-    /// Returns the exact filters: `type`, `access`, `domain`, `format`, `tag`, `license`.
+    /// Returns the exact filters: `type`, `access`, `domain`, `format`, `tag`, `license`,
+    /// `verdict` (none: `valid` and `lenient`; `any`: every verdict).
     pub(crate) fn filters(&self) -> Result<Filters, ApiError> {
         Ok(Filters {
             capability_type: self.all("type")?,
@@ -150,6 +151,7 @@ impl Params {
             format: self.all("format")?,
             tag: self.all("tag")?,
             license: self.all("license")?,
+            verdict: self.all("verdict")?,
         })
     }
 

@@ -10,7 +10,7 @@
 
 use formats::diagnostic::{Code, Severity};
 use formats::skill::{Artifact, DigestStatus, FileEntry};
-use formats::{Access, Diagnostic, Digest, Domain, Format, Skill, SkillId, Slug};
+use formats::{Access, Diagnostic, Digest, Domain, Format, Skill, SkillId, Slug, Verdict};
 use indexer::{FacetCounts, Facets, SearchHit, SearchResults};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -89,6 +89,7 @@ pub(crate) struct FacetsView {
     domain: Counts,
     format: Counts,
     tag: Counts,
+    verdict: Counts,
 }
 
 impl From<Facets> for FacetsView {
@@ -99,6 +100,7 @@ impl From<Facets> for FacetsView {
             domain: Counts::from(facets.domain),
             format: Counts::from(facets.format),
             tag: Counts::from(facets.tag),
+            verdict: Counts::from(facets.verdict),
         }
     }
 }
@@ -147,6 +149,7 @@ pub(crate) struct RecordView {
     tags: Vec<String>,
     license: Option<String>,
     diagnostics: Vec<DiagnosticView>,
+    verdict: Verdict,
     #[serde(with = "time::serde::rfc3339")]
     first_seen: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -157,7 +160,9 @@ pub(crate) struct RecordView {
 
 impl From<Skill> for RecordView {
     fn from(skill: Skill) -> RecordView {
+        let verdict = skill.verdict();
         RecordView {
+            verdict,
             id: skill.id,
             domain: skill.domain,
             format: skill.format,

@@ -29,26 +29,29 @@ pub(crate) enum Dim {
     Format,
     Tag,
     License,
+    Verdict,
 }
 
 impl Dim {
     /// The dimensions that have facet counts, in output order.
-    pub(crate) const FACETS: [Dim; 5] = [
+    pub(crate) const FACETS: [Dim; 6] = [
         Dim::CapabilityType,
         Dim::Access,
         Dim::Domain,
         Dim::Format,
         Dim::Tag,
+        Dim::Verdict,
     ];
 
     /// Every dimension, in the order of [`Dim::index`].
-    pub(crate) const ALL: [Dim; 6] = [
+    pub(crate) const ALL: [Dim; 7] = [
         Dim::CapabilityType,
         Dim::Access,
         Dim::Domain,
         Dim::Format,
         Dim::Tag,
         Dim::License,
+        Dim::Verdict,
     ];
 
     /// Returns the dimension's position in [`Dim::ALL`].
@@ -64,6 +67,7 @@ impl Dim {
             Dim::Format => names::FORMAT,
             Dim::Tag => names::TAG,
             Dim::License => names::LICENSE,
+            Dim::Verdict => names::VERDICT,
         }
     }
 
@@ -124,7 +128,7 @@ pub(crate) struct Collected {
     pub(crate) top: Vec<Candidate>,
     /// Per facet dimension (in [`Dim::FACETS`] order): the most frequent values (at most
     /// `max_facet_values`), most frequent first, then by value.
-    pub(crate) facets: [Vec<(String, u64)>; 5],
+    pub(crate) facets: [Vec<(String, u64)>; 6],
 }
 
 /// One facet's counts in one segment, sorted by value (the dictionary's order). The values
@@ -153,7 +157,7 @@ impl SegmentFacet {
 pub(crate) struct SegmentCollected {
     total: u64,
     top: Vec<Candidate>,
-    facets: [SegmentFacet; 5],
+    facets: [SegmentFacet; 6],
 }
 
 /// Merges the segments' sorted counts of one facet and keeps the `keep` most frequent.

@@ -74,6 +74,7 @@ pub(crate) fn to_document(
     doc.add_text(fields.access, skill.access.as_str());
     doc.add_text(fields.domain, skill.domain.as_str());
     doc.add_text(fields.format, skill.format.as_str());
+    doc.add_text(fields.verdict, skill.verdict().as_str());
     if let Some(license) = &skill.license {
         doc.add_text(fields.license, license.trim().to_lowercase());
     }

@@ -70,8 +70,8 @@ use std::path::Path;
 pub use error::{Error, Result};
 pub use query::MAX_QUERY_CHARS;
 pub use request::{
-    Caller, DEFAULT_LIMIT, Filters, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET,
-    SearchRequest,
+    ANY_VERDICT, Caller, DEFAULT_LIMIT, DEFAULT_VERDICTS, Filters, ListRequest, MAX_FACET_VALUES,
+    MAX_LIMIT, MAX_OFFSET, SearchRequest,
 };
 pub use results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults, Snippet};
 pub use schema::SCHEMA_VERSION;

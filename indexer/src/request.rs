@@ -4,6 +4,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::collector::Dim;
 
+/// The verdicts listed when a request names none: a skill whose content was never had, or
+/// cannot be used, is a ghost listing.
+pub const DEFAULT_VERDICTS: [&str; 2] = ["lenient", "valid"];
+/// The verdict filter value that lists every verdict.
+pub const ANY_VERDICT: &str = "any";
+
 /// Hits per page when the request does not say.
 pub const DEFAULT_LIMIT: usize = 20;
 /// The most hits one page returns; a larger limit is lowered to it.
@@ -42,6 +48,9 @@ pub struct Filters {
     pub tag: Vec<String>,
     /// Licences, e.g. `mit`.
     pub license: Vec<String>,
+    /// Verdicts: `valid`, `lenient`, `invalid`, or `any`. Empty means `valid` and `lenient`:
+    /// a skill whose content was never had is not listed unless asked for (DESIGN.md §6).
+    pub verdict: Vec<String>,
 }
 
 impl Filters {
@@ -55,6 +64,7 @@ impl Filters {
             (Dim::Format, &self.format),
             (Dim::Tag, &self.tag),
             (Dim::License, &self.license),
+            (Dim::Verdict, &self.verdict),
         ] {
             let mut values: Vec<String> = raw
                 .iter()
@@ -64,6 +74,14 @@ impl Filters {
                 .collect();
             values.sort();
             values.dedup();
+            if dim == Dim::Verdict {
+                if values.iter().any(|value| value == ANY_VERDICT) {
+                    continue;
+                }
+                if values.is_empty() {
+                    values = DEFAULT_VERDICTS.map(str::to_owned).to_vec();
+                }
+            }
             if !values.is_empty() {
                 dims.push((dim, values));
             }
@@ -163,9 +181,24 @@ mod tests {
             tag: vec![",,".to_owned()],
             ..Filters::default()
         };
+        let default_verdicts = (Dim::Verdict, DEFAULT_VERDICTS.map(str::to_owned).to_vec());
         assert_eq!(
             filters.dims(),
-            [(Dim::Domain, vec!["a.test".to_owned(), "b.test".to_owned()])]
+            [
+                (Dim::Domain, vec!["a.test".to_owned(), "b.test".to_owned()]),
+                default_verdicts
+            ]
         );
+        // `any` lifts the verdict filter; named verdicts replace the default.
+        let any = Filters {
+            verdict: vec!["ANY".to_owned()],
+            ..Filters::default()
+        };
+        assert_eq!(any.dims(), []);
+        let invalid = Filters {
+            verdict: vec!["invalid".to_owned()],
+            ..Filters::default()
+        };
+        assert_eq!(invalid.dims(), [(Dim::Verdict, vec!["invalid".to_owned()])]);
     }
 }

@@ -163,6 +163,8 @@ pub struct Facets {
     pub format: FacetCounts,
     /// By tag (lowercased).
     pub tag: FacetCounts,
+    /// By verdict (`valid`, `lenient`, `invalid`).
+    pub verdict: FacetCounts,
 }
 
 /// The answer to a search. `api` turns it into the `/v1/search` body (DESIGN.md §6).

@@ -9,7 +9,7 @@ use crate::tokenizer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// The schema's version. Bump it whenever the fields, their analysis or the stored record
 /// change: an index written with another version is rebuilt from the crawl store.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Field names, shared by the schema, documents and the collectors that read fast fields.
 pub(crate) mod names {
@@ -29,6 +29,7 @@ pub(crate) mod names {
     pub(crate) const FORMAT: &str = "format";
     pub(crate) const TAG: &str = "tag";
     pub(crate) const LICENSE: &str = "license";
+    pub(crate) const VERDICT: &str = "verdict";
     pub(crate) const RECORD: &str = "record";
 }
 
@@ -68,6 +69,8 @@ pub(crate) struct Fields {
     pub(crate) tag: Field,
     /// The licence, lowercased.
     pub(crate) license: Field,
+    /// The record's verdict: `valid`, `lenient` or `invalid`.
+    pub(crate) verdict: Field,
     /// The whole record as JSON, for lossless read-back.
     pub(crate) record: Field,
 }
@@ -115,7 +118,8 @@ pub(crate) fn build() -> (Schema, Fields) {
         domain: builder.add_text_field(names::DOMAIN, exact.clone()),
         format: builder.add_text_field(names::FORMAT, exact.clone()),
         tag: builder.add_text_field(names::TAG, exact.clone()),
-        license: builder.add_text_field(names::LICENSE, exact),
+        license: builder.add_text_field(names::LICENSE, exact.clone()),
+        verdict: builder.add_text_field(names::VERDICT, exact),
         record: builder.add_text_field(names::RECORD, STORED),
     };
     (builder.build(), fields)
@@ -145,6 +149,7 @@ mod tests {
             (names::FORMAT, fields.format),
             (names::TAG, fields.tag),
             (names::LICENSE, fields.license),
+            (names::VERDICT, fields.verdict),
             (names::RECORD, fields.record),
         ] {
             assert_eq!(schema.get_field(name).unwrap(), field, "{name}");

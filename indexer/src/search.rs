@@ -22,7 +22,9 @@ use crate::collector::{Collected, Dim, SearchCollector};
 use crate::document::from_document;
 use crate::error::{Error, Result};
 use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse};
-use crate::request::{Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest};
+use crate::request::{
+    ANY_VERDICT, Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest,
+};
 use crate::results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults};
 use crate::schema::{Fields, SCHEMA_VERSION, names};
 use crate::snippet::Snippets;
@@ -137,6 +139,8 @@ impl SearchIndex {
     pub fn count(&self, caller: Caller) -> Result<u64> {
         let mut request = SearchRequest::new("", caller);
         request.limit = 0;
+        // Every record, whatever its verdict: this counts the index, not a listing.
+        request.filters.verdict = vec![ANY_VERDICT.to_owned()];
         Ok(self.search(&request)?.total)
     }
 
@@ -230,7 +234,8 @@ impl SearchIndex {
                 score,
             });
         }
-        let [capability_type, access, domain, format, tag] = collected.facets.map(FacetCounts);
+        let [capability_type, access, domain, format, tag, verdict] =
+            collected.facets.map(FacetCounts);
         Ok(SearchResults {
             query: request.query.clone(),
             total: collected.total,
@@ -241,6 +246,7 @@ impl SearchIndex {
                 domain,
                 format,
                 tag,
+                verdict,
             },
             took_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
@@ -335,6 +341,7 @@ fn dim_field(fields: &Fields, dim: Dim) -> Field {
         Dim::Format => fields.format,
         Dim::Tag => fields.tag,
         Dim::License => fields.license,
+        Dim::Verdict => fields.verdict,
     }
 }
 
@@ -824,7 +831,9 @@ mod tests {
     #[test]
     fn hostile_queries_are_results_or_nothing() {
         let index = fixture();
-        let long = "pdf ".repeat(25_000);
+        // As long as a query may be; past that it is refused (see
+        // `a_query_is_read_whole_up_to_the_one_limit_and_refused_past_it`).
+        let long = "pdf ".repeat(MAX_QUERY_CHARS / 4);
         let lone_surrogate = String::from_utf16_lossy(&[0xD800, 0x0070, 0x0064, 0x0066]);
         let hostile = [
             "((((",
@@ -972,6 +981,9 @@ mod tests {
         },
         "tag": {
           "finance": 1
+        },
+        "verdict": {
+          "valid": 1
         }
       },
       "took_ms": "[took_ms]"

@@ -192,6 +192,9 @@ fn search_json_is_the_v1_search_body() {
         "tag": {
           "api": 1,
           "invoice": 1
+        },
+        "verdict": {
+          "valid": 1
         }
       },
       "took_ms": "[took_ms]"

@@ -145,8 +145,10 @@ fn visible_counts(
     }
     let request = SearchRequest {
         query: String::new(),
+        // A publisher's count holds every skill it lists, invalid ones too (DESIGN.md §6).
         filters: Filters {
             domain: domains,
+            verdict: vec![indexer::ANY_VERDICT.to_owned()],
             ..Filters::default()
         },
         limit: 0,

@@ -553,6 +553,8 @@ pub(crate) async fn domain(
             let detail = domain_detail(state, caller, &domain)?;
             let mut request = SearchRequest::new("", caller);
             request.filters.domain = vec![domain.to_string()];
+            // The publisher's page lists its invalid skills too, with their reasons.
+            request.filters.verdict = vec![indexer::ANY_VERDICT.to_owned()];
             request.limit = indexer::MAX_LIMIT;
             Ok((detail, search::visible_results(state, &request)?))
         })

@@ -421,3 +421,35 @@ async fn unknown_routes_and_methods_are_json_errors() {
     assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_error_shape(&reply, "method_not_allowed");
 }
+
+// See: the hardening issue, defect 10. `sloppy.test`'s `Release-Notes` breaks the naming rule:
+// agent clients refuse it, so it is not listed unless asked for.
+#[tokio::test]
+async fn search_lists_valid_and_lenient_skills_unless_asked_for_a_verdict() {
+    let ids = |body: &Value| -> Vec<String> {
+        body["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| hit["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let listed = get("/v1/search?limit=100", As::Anonymous).await.json();
+    assert!(!ids(&listed).contains(&"sloppy.test/Release-Notes".to_owned()));
+    assert_eq!(listed["facets"]["verdict"]["invalid"], 1);
+
+    let invalid = get("/v1/search?verdict=invalid&limit=100", As::Anonymous)
+        .await
+        .json();
+    assert_eq!(ids(&invalid), ["sloppy.test/Release-Notes"]);
+
+    let every = get("/v1/search?verdict=any&limit=100", As::Anonymous)
+        .await
+        .json();
+    assert_eq!(every["total"], listed["total"].as_u64().unwrap() + 1);
+
+    let record = get("/v1/skills/sloppy.test/Release-Notes", As::Anonymous)
+        .await
+        .json();
+    assert_eq!(record["verdict"], "invalid");
+}

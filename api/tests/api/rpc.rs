@@ -51,7 +51,10 @@ async fn list_all(limit: u64, namespace: Option<&str>, who: As) -> Vec<String> {
 async fn pagination_returns_every_skill_exactly_once_in_a_deterministic_order() {
     for who in [As::Anonymous, As::Token] {
         let whole = list_all(100, None, who).await;
-        let expected = if who == As::Anonymous { 11 } else { 12 };
+        // Every skill but the private one (for anonymous callers) and `sloppy.test`'s
+        // `Release-Notes`, whose name agent clients refuse (verdict `invalid`): the directory
+        // re-publishes no skill a client could not install.
+        let expected = if who == As::Anonymous { 10 } else { 11 };
         assert_eq!(whole.len(), expected);
         let mut sorted = whole.clone();
         sorted.sort();
@@ -70,7 +73,8 @@ async fn pagination_returns_every_skill_exactly_once_in_a_deterministic_order() 
                 .iter()
                 .all(|name| name.starts_with("services.test/"))
         );
-        assert_eq!(services.len(), expected - 7);
+        // The six listed skills of the three other sites.
+        assert_eq!(services.len(), expected - 6);
     }
 }
 

@@ -57,5 +57,5 @@ pub mod skill_md;
 pub use diagnostic::{Code, Diagnostic, Severity, VerdictKind};
 pub use skill::{
     Access, Artifact, Digest, DigestStatus, Domain, FileEntry, Format, Skill, SkillId, SkillName,
-    Slug,
+    Slug, Verdict,
 };

@@ -421,7 +421,7 @@ mod tests {
     use super::*;
     use crate::diagnostic::VerdictKind;
     use crate::index;
-    use crate::skill::Access;
+    use crate::skill::{Access, Verdict};
 
     const SEEN: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
     const PDF_SKILL_MD: &str = "---\nname: pdf-tools\ndescription: Extracts text from PDF files.\nlicense: MIT\nmetadata:\n  version: \"1.2\"\n  tags: [pdf, text]\n---\n# PDF tools\n\nOpen the file first.\n";
@@ -655,6 +655,44 @@ mod tests {
         assert_eq!(skill.access, Access::Restricted);
         assert_eq!(skill.digest_status, DigestStatus::Unfetched);
         assert_eq!(skill.title, "OCR Service");
+    }
+
+    // See: the hardening issue, defect 10 (DESIGN.md §2 `verdict`).
+    #[test]
+    fn verdicts_judge_the_content_not_the_index() {
+        let digest = Digest::of(PDF_SKILL_MD.as_bytes());
+        let entry = index_entry("skill-md", "pdf-tools/SKILL.md", Some(digest));
+        let clean = agent_skill(&source(), &entry, bytes(PDF_SKILL_MD.as_bytes()), SEEN);
+        assert_eq!(clean.verdict(), Verdict::Valid, "{:?}", codes(&clean));
+
+        // An entry without a digest is the index's problem (`missing_field` on
+        // `skills[0].digest`): the content was fetched and is sound.
+        let undigested = index_entry("skill-md", "pdf-tools/SKILL.md", None);
+        let skill = agent_skill(&source(), &undigested, bytes(PDF_SKILL_MD.as_bytes()), SEEN);
+        assert!(
+            codes(&skill).contains(&"missing_field"),
+            "{:?}",
+            codes(&skill)
+        );
+        assert_eq!(skill.verdict(), Verdict::Valid, "{:?}", skill.diagnostics);
+
+        // A field agent clients ignore fails only the strict check.
+        let extra = PDF_SKILL_MD.replace("license: MIT\n", "license: MIT\nsomething: else\n");
+        let skill = agent_skill(&source(), &undigested, bytes(extra.as_bytes()), SEEN);
+        assert_eq!(skill.verdict(), Verdict::Lenient, "{:?}", skill.diagnostics);
+
+        // No usable content.
+        let mismatch = index_entry("skill-md", "pdf-tools/SKILL.md", Some(Digest::of(b"other")));
+        let skill = agent_skill(&source(), &mismatch, bytes(PDF_SKILL_MD.as_bytes()), SEEN);
+        assert_eq!(skill.verdict(), Verdict::Invalid);
+        let why = Diagnostic::new(Code::NotFound, "404");
+        let skill = agent_skill(&source(), &entry, Fetched::Failed(&why), SEEN);
+        assert_eq!(skill.verdict(), Verdict::Invalid);
+        let skill = agent_skill(&source(), &undigested, bytes(b"# no frontmatter\n"), SEEN);
+        assert_eq!(skill.verdict(), Verdict::Invalid, "{:?}", skill.diagnostics);
+        let bad_name = PDF_SKILL_MD.replace("name: pdf-tools", "name: PDF_Tools");
+        let skill = agent_skill(&source(), &undigested, bytes(bad_name.as_bytes()), SEEN);
+        assert_eq!(skill.verdict(), Verdict::Invalid, "{:?}", skill.diagnostics);
     }
 
     fn normalise_text(text: &str) -> Skill {

@@ -13,7 +13,7 @@ use sha2::{Digest as _, Sha256};
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::diagnostic::{Diagnostic, VerdictKind, passes};
+use crate::diagnostic::{Code, Diagnostic, Severity, VerdictKind, passes};
 
 /// The longest skill name the specification allows.
 pub const MAX_NAME_LEN: usize = 64;
@@ -402,6 +402,43 @@ pub enum DigestStatus {
     Unfetched,
 }
 
+/// What the directory makes of a skill (DESIGN.md §2 `verdict`), from its content alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Content fetched, its digest verified where one is published, and it passes the
+    /// strict check.
+    Valid,
+    /// Content fetched and usable; it fails the strict check only on rules agent clients
+    /// ignore (unknown frontmatter fields, a name differing from its folder, a long
+    /// description, …).
+    Lenient,
+    /// No usable content: never fetched or gone, a digest mismatch, no frontmatter or
+    /// description, a name that breaks the naming rule (agent clients refuse such names), an
+    /// unsafe path.
+    Invalid,
+}
+
+impl Verdict {
+    /// Every verdict, best first.
+    pub const ALL: [Verdict; 3] = [Verdict::Valid, Verdict::Lenient, Verdict::Invalid];
+
+    /// Returns the verdict's name, as serialised.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Valid => "valid",
+            Verdict::Lenient => "lenient",
+            Verdict::Invalid => "invalid",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What kind of artifact the content came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -485,10 +522,57 @@ impl Skill {
         passes(&self.diagnostics, verdict)
     }
 
+    /// Returns the skill's [`Verdict`], derived from its digest status and diagnostics (so a
+    /// record stored before verdicts existed has one too).
+    ///
+    /// Problems of the publisher's index entry (diagnostics on a `skills[…]` field: a `sha256`
+    /// field instead of `digest`, an unknown field, a missing `$schema` elsewhere) are the
+    /// index's, shown on the publisher's page; they do not make fetched, sound content invalid.
+    /// A name that breaks the naming rule does, wherever it was found: agent clients refuse
+    /// such a skill, so it is no more installable than one never fetched.
+    pub fn verdict(&self) -> Verdict {
+        if matches!(
+            self.digest_status,
+            DigestStatus::Mismatch | DigestStatus::Unfetched
+        ) {
+            return Verdict::Invalid;
+        }
+        let about_the_skill = |diagnostic: &&Diagnostic| {
+            let entry_field = diagnostic
+                .field
+                .as_deref()
+                .is_some_and(|field| field.starts_with("skills["));
+            !entry_field || skill_level_always(diagnostic.code)
+        };
+        let mut lenient = false;
+        for diagnostic in self.diagnostics.iter().filter(about_the_skill) {
+            if diagnostic.code == Code::InvalidName
+                || diagnostic.severity_for(VerdictKind::Lenient) == Severity::Error
+            {
+                return Verdict::Invalid;
+            }
+            lenient |= diagnostic.severity_for(VerdictKind::Strict) == Severity::Error;
+        }
+        if lenient {
+            Verdict::Lenient
+        } else {
+            Verdict::Valid
+        }
+    }
+
     /// Returns the file entry for `path`, if the skill lists one.
     pub fn file(&self, path: &str) -> Option<&FileEntry> {
         self.files.iter().find(|file| file.path == path)
     }
+}
+
+/// Codes that judge the skill even when found on its index entry: its name, its digest and
+/// the paths its content comes from.
+fn skill_level_always(code: Code) -> bool {
+    matches!(
+        code,
+        Code::InvalidName | Code::DigestMismatch | Code::PathTraversal | Code::InvalidPath
+    )
 }
 
 #[cfg(test)]
