@@ -137,6 +137,10 @@ pub struct Fetcher {
     scheduler: HostScheduler,
     robots: Mutex<HashMap<String, Arc<OnceCell<RobotsOutcome>>>>,
     cache: Option<HttpCache>,
+    /// Hosts that asked for a wait over [`FetchSettings::max_retry_after`]: left for the next
+    /// crawl, with no further request to them in this one (DESIGN.md §3). Only such hosts are
+    /// kept, so the set stays small.
+    left_hosts: Mutex<HashSet<String>>,
 }
 
 impl Fetcher {
@@ -154,7 +158,20 @@ impl Fetcher {
             scheduler: HostScheduler::new(),
             robots: Mutex::new(HashMap::new()),
             cache,
+            left_hosts: Mutex::new(HashSet::new()),
         })
+    }
+
+    /// Leaves `host` for the next crawl: no further request goes to it in this one.
+    fn leave_host(&self, host: &str) {
+        let mut left = self.left_hosts.lock().unwrap_or_else(|e| e.into_inner());
+        left.insert(host.to_owned());
+    }
+
+    /// True when `host` was left for the next crawl.
+    fn is_left(&self, host: &str) -> bool {
+        let left = self.left_hosts.lock().unwrap_or_else(|e| e.into_inner());
+        left.contains(host)
     }
 
     /// Returns the settings.
@@ -530,6 +547,13 @@ impl Session<'_> {
         } else {
             settings.host_delay
         };
+        if self.fetcher.is_left(&host) {
+            return Err(FetchFailure::new(
+                Code::RateLimited,
+                url,
+                "the host asked earlier in this crawl to wait longer than is waited; left for the next crawl",
+            ));
+        }
         let mut attempt = 0;
         loop {
             let mut permit = self.fetcher.scheduler.acquire(&host, pause).await;
@@ -573,6 +597,7 @@ impl Session<'_> {
                 if let Some(wait) = retry_after
                     && wait > settings.max_retry_after
                 {
+                    self.fetcher.leave_host(&host);
                     return Err(FetchFailure::new(
                         Code::RateLimited,
                         url,
