@@ -14,10 +14,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use time::OffsetDateTime;
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::credentials::Credentials;
 use crate::fetch::{FetchSettings, Fetcher, HttpCache};
+use crate::politeness::CrawlSlot;
 pub use domain::{DomainCrawl, IndexRead, crawl_domain};
 use formats::seeds::SeedTarget;
 use formats::site::SiteFindings;
@@ -161,10 +163,10 @@ pub async fn crawl(
     };
 
     let mut reports: Vec<Option<DomainReport>> = vec![None; targets.len()];
-    let crawl_one = |target: SeedTarget| {
+    let crawl_one = |target: SeedTarget, slot: CrawlSlot| {
         let fetcher = Arc::clone(&fetcher);
         let prefetch = config.prefetch_files;
-        async move { crawl_domain(&fetcher, &target, prefetch).await }
+        async move { crawl_domain(&fetcher, &target, prefetch, Some(slot)).await }
     };
     let mut sites = Sites::new(&targets, concurrency, crawl_one);
     let mut interrupted = false;
@@ -225,11 +227,12 @@ pub async fn crawl(
     ))
 }
 
-/// The sites of a crawl, run at most `concurrency` at once, each in its own task, handed out
-/// as they finish.
+/// The sites of a crawl, each in its own task, at most `concurrency` holding a crawl slot at
+/// once, handed out as they finish. A site waiting out a `Retry-After` gives its slot back
+/// ([`CrawlSlot`]), and another site starts meanwhile.
 struct Sites<'t, T, F> {
     targets: &'t [SeedTarget],
-    concurrency: usize,
+    slots: Arc<Semaphore>,
     crawl_one: F,
     tasks: JoinSet<T>,
     /// The target position of each running task.
@@ -240,13 +243,13 @@ struct Sites<'t, T, F> {
 impl<'t, T, F, Fut> Sites<'t, T, F>
 where
     T: Send + 'static,
-    F: Fn(SeedTarget) -> Fut,
+    F: Fn(SeedTarget, CrawlSlot) -> Fut,
     Fut: Future<Output = T> + Send + 'static,
 {
     fn new(targets: &'t [SeedTarget], concurrency: usize, crawl_one: F) -> Self {
         Sites {
             targets,
-            concurrency: concurrency.max(1),
+            slots: Arc::new(Semaphore::new(concurrency.max(1))),
             crawl_one,
             tasks: JoinSet::new(),
             positions: HashMap::new(),
@@ -258,18 +261,30 @@ where
     /// message when its task panicked. `None` once every site is done.
     async fn next(&mut self) -> Option<(usize, Result<T, String>)> {
         loop {
-            while self.tasks.len() < self.concurrency && self.next < self.targets.len() {
-                let target = self.targets[self.next].clone();
-                let handle = self.tasks.spawn((self.crawl_one)(target));
-                self.positions.insert(handle.id(), self.next);
-                self.next += 1;
+            let more = self.next < self.targets.len();
+            if !more && self.tasks.is_empty() {
+                return None;
             }
-            let (id, result) = match self.tasks.join_next_with_id().await? {
-                Ok((id, crawled)) => (id, Ok(crawled)),
-                Err(error) => (error.id(), Err(panic_message(error))),
-            };
-            if let Some(position) = self.positions.remove(&id) {
-                return Some((position, result));
+            tokio::select! {
+                biased;
+                joined = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => {
+                    let (id, result) = match joined? {
+                        Ok((id, crawled)) => (id, Ok(crawled)),
+                        Err(error) => (error.id(), Err(panic_message(error))),
+                    };
+                    if let Some(position) = self.positions.remove(&id) {
+                        return Some((position, result));
+                    }
+                }
+                permit = Arc::clone(&self.slots).acquire_owned(), if more => {
+                    // The semaphore is never closed.
+                    let Ok(permit) = permit else { continue };
+                    let slot = CrawlSlot::new(Arc::clone(&self.slots), permit);
+                    let target = self.targets[self.next].clone();
+                    let handle = self.tasks.spawn((self.crawl_one)(target, slot));
+                    self.positions.insert(handle.id(), self.next);
+                    self.next += 1;
+                }
             }
         }
     }
@@ -418,7 +433,7 @@ mod tests {
             .iter()
             .map(|raw| raw.parse().unwrap())
             .collect();
-        let crawl_one = |target: SeedTarget| async move {
+        let crawl_one = |target: SeedTarget, _slot: CrawlSlot| async move {
             assert!(target.domain().as_str() != "boom.test", "injected failure");
             target.domain().to_string()
         };
@@ -439,6 +454,30 @@ mod tests {
         assert_eq!(failed.status.domain.as_str(), "boom.test");
         assert_eq!(failed.status.errors[0].code, INTERNAL_ERROR);
         assert!(failed.status.indexes.is_empty());
+    }
+
+    // See: the hardening issue, defect 3: a host waiting out a Retry-After held its crawl slot.
+    #[tokio::test(start_paused = true)]
+    async fn a_site_that_parks_its_slot_lets_another_site_run() {
+        let targets: Vec<SeedTarget> = ["waits.test", "quick.test"]
+            .iter()
+            .map(|raw| raw.parse().unwrap())
+            .collect();
+        let crawl_one = |target: SeedTarget, mut slot: CrawlSlot| async move {
+            if target.domain().as_str() == "waits.test" {
+                slot.park();
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                slot.resume().await;
+            }
+            target.domain().to_string()
+        };
+        let mut sites = Sites::new(&targets, 1, crawl_one);
+        let mut order = Vec::new();
+        while let Some((_, result)) = sites.next().await {
+            order.push(result.unwrap());
+        }
+        // One slot: without parking, `quick.test` would wait the 30 s out behind it.
+        assert_eq!(order, ["quick.test", "waits.test"]);
     }
 
     #[test]

@@ -36,7 +36,7 @@ use tokio::sync::OnceCell;
 use url::Url;
 
 use crate::credentials::Credentials;
-use crate::politeness::{self, HostScheduler};
+use crate::politeness::{self, CrawlSlot, HostScheduler};
 use formats::diagnostic::Code;
 use formats::robots::{MAX_ROBOTS_BYTES, RobotsPolicy};
 use guard::{GuardedResolver, Overrides, RefusedAddress, ResolveOverride};
@@ -203,6 +203,7 @@ impl Fetcher {
             client,
             requests: 0,
             cache_updates: Vec::new(),
+            slot: None,
         })
     }
 
@@ -245,6 +246,9 @@ pub struct Session<'f> {
     client: reqwest::Client,
     requests: usize,
     cache_updates: Vec<(Url, Option<CacheEntry>)>,
+    /// The crawl slot the session's site holds, given back while it waits out a
+    /// `Retry-After`; `None` outside a crawl (`validate URL`).
+    slot: Option<CrawlSlot>,
 }
 
 /// What one request on the wire gave.
@@ -255,6 +259,13 @@ struct Exchange {
 }
 
 impl Session<'_> {
+    /// Gives the session its site's crawl slot, to give back while it waits out a
+    /// `Retry-After`.
+    pub fn with_slot(mut self, slot: Option<CrawlSlot>) -> Self {
+        self.slot = slot;
+        self
+    }
+
     /// Returns how many HTTP requests this session made.
     pub fn requests(&self) -> usize {
         self.requests
@@ -555,8 +566,16 @@ impl Session<'_> {
             ));
         }
         let mut attempt = 0;
+        // True while waiting out a `Retry-After`: the site's crawl slot is given back meanwhile.
+        let mut server_asked_to_wait = false;
         loop {
+            if server_asked_to_wait && let Some(slot) = &mut self.slot {
+                slot.park();
+            }
             let mut permit = self.fetcher.scheduler.acquire(&host, pause).await;
+            if let Some(slot) = &mut self.slot {
+                slot.resume().await;
+            }
             self.requests += 1;
             let mut request = self
                 .client
@@ -614,6 +633,7 @@ impl Session<'_> {
                     let wait = retry_after
                         .unwrap_or_else(|| politeness::backoff(settings.retry_base_delay, attempt));
                     permit.extend_pause(wait);
+                    server_asked_to_wait = retry_after.is_some();
                     tracing::debug!(%url, status = status.as_u16(), wait_ms = wait.as_millis() as u64, "waiting before a retry");
                     continue;
                 }

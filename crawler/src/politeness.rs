@@ -115,6 +115,42 @@ impl Drop for HostPermit {
     }
 }
 
+/// One of the crawl's `--concurrency` slots, held by a site while it runs. A site that must wait
+/// out a `Retry-After` gives its slot back for the wait ([`CrawlSlot::park`]) and takes one
+/// again before its next request ([`CrawlSlot::resume`]), so that other sites are crawled
+/// meanwhile instead of the slot sitting idle (DESIGN.md §3).
+#[derive(Debug)]
+pub struct CrawlSlot {
+    slots: Arc<tokio::sync::Semaphore>,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl CrawlSlot {
+    /// Returns the slot that `permit`, taken from `slots`, stands for.
+    pub fn new(
+        slots: Arc<tokio::sync::Semaphore>,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) -> CrawlSlot {
+        CrawlSlot {
+            slots,
+            permit: Some(permit),
+        }
+    }
+
+    /// Gives the slot back, for a wait.
+    pub fn park(&mut self) {
+        self.permit = None;
+    }
+
+    /// Takes a slot again after a wait (at once when the slot was not given back).
+    pub async fn resume(&mut self) {
+        if self.permit.is_none() {
+            // The crawl never closes its semaphore; a closed one would only mean no limit.
+            self.permit = Arc::clone(&self.slots).acquire_owned().await.ok();
+        }
+    }
+}
+
 /// Parses a `Retry-After` value: delay-seconds or an HTTP-date (RFC 9110 §10.2.3). A date in
 /// the past means "now".
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {

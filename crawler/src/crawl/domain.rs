@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 use url::Url;
 
 use crate::fetch::{BodyLimit, FetchFailure, Fetcher, Session};
+use crate::politeness::CrawlSlot;
 use formats::diagnostic::{Code, Diagnostic, Severity, VerdictKind};
 use formats::seeds::SeedTarget;
 use formats::site::{
@@ -38,13 +39,14 @@ pub async fn crawl_domain(
     fetcher: &Fetcher,
     target: &SeedTarget,
     prefetch_files: bool,
+    slot: Option<CrawlSlot>,
 ) -> DomainCrawl {
     let options = SiteOptions {
         seen_at: OffsetDateTime::now_utc(),
         prefetch_files,
     };
     let mut session = match fetcher.session() {
-        Ok(session) => session,
+        Ok(session) => session.with_slot(slot),
         Err(message) => {
             let found = SiteFindings {
                 failures: vec![FetchFailure::new(

@@ -196,6 +196,26 @@ async fn retry_after_in_seconds_is_honoured() {
     assert!(waited >= Duration::from_secs(1), "{waited:?}");
 }
 
+// A host waiting out a Retry-After gives its crawl slot back: with one slot, the good host is
+// crawled during the wait. See: the hardening issue, defect 3.
+#[tokio::test]
+async fn a_host_waiting_out_retry_after_does_not_hold_the_slot() {
+    let server = hostile_server(limited_once(Reply::status(429).header("Retry-After", "1"))).await;
+    let mut config = test_config(&server);
+    config.concurrency = 1;
+    let report = crawl_both(&server, config).await;
+    assert_eq!(domain(&report, HOSTILE).outcome, Outcome::Ok);
+    let hits = index_hits(&server);
+    assert_eq!(hits.len(), 2);
+    let (asked_to_wait, retried) = (hits[0].finished, hits[1].started);
+    let during_the_wait = server
+        .hits_for(GOOD)
+        .into_iter()
+        .filter(|hit| hit.started > asked_to_wait && hit.finished < retried)
+        .count();
+    assert!(during_the_wait > 0, "the good host waited for the slot");
+}
+
 #[tokio::test]
 async fn retry_after_as_an_http_date_is_honoured() {
     let date = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(2));
