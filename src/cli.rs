@@ -245,6 +245,12 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "URL")]
     pub(crate) public_url: Option<Url>,
 
+    /// The most requests served at once; past it the server answers at once with a 503
+    /// `overloaded` and `Retry-After` instead of queueing (`/healthz` and `/metrics` always
+    /// answer).
+    #[arg(long, default_value_t = api::DEFAULT_MAX_IN_FLIGHT, value_name = "N")]
+    pub(crate) max_in_flight: usize,
+
     /// Crawls the seed domains in the background while serving.
     #[arg(long)]
     pub(crate) crawl: bool,

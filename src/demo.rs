@@ -72,7 +72,12 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
         );
 
         let listener = bind(args.addr).await?;
-        let state = directory.state(&listener, None, Tokens::none())?;
+        let state = directory.state(
+            &listener,
+            None,
+            Tokens::none(),
+            api::DEFAULT_MAX_IN_FLIGHT,
+        )?;
         // The status page shows the demo crawl.
         state.progress().crawl_started(report.domains.len());
         state.progress().crawl_finished(&report);

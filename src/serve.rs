@@ -59,7 +59,15 @@ pub(crate) fn run(data: &Path, args: &ServeArgs) -> anyhow::Result<ExitStatus> {
         let directory = Directory::open(data).await?;
         let listener = bind(args.addr).await?;
         let shutdown = Shutdown::on_signals();
-        let state = directory.state(&listener, args.public_url.clone(), tokens)?;
+        if args.max_in_flight == 0 {
+            return Err(usage(anyhow::anyhow!("--max-in-flight must be at least 1")));
+        }
+        let state = directory.state(
+            &listener,
+            args.public_url.clone(),
+            tokens,
+            args.max_in_flight,
+        )?;
         let crawler = background.map(|crawl| {
             state.progress().enable();
             tokio::spawn(crawl.run(
@@ -160,6 +168,7 @@ impl Directory {
         listener: &TcpListener,
         public_url: Option<url::Url>,
         tokens: Tokens,
+        max_in_flight: usize,
     ) -> anyhow::Result<AppState> {
         let public_url = match public_url {
             Some(url) => url,
@@ -172,6 +181,7 @@ impl Directory {
         };
         let config = ServeConfig {
             public_url,
+            max_in_flight,
             ..ServeConfig::default()
         };
         Ok(AppState::new(

@@ -52,6 +52,10 @@ pub enum ApiError {
     /// The server did not answer in time; retry later.
     #[error("the request took longer than {} ms", .0.as_millis())]
     Timeout(Duration),
+    /// The server is at its work limit (`ServeConfig::max_in_flight`); retry after the
+    /// `Retry-After` seconds.
+    #[error("the server is busy; retry in a moment")]
+    Overloaded,
     /// A bug or a failing disk. The detail is logged, never sent.
     #[error("internal error")]
     Internal(String),
@@ -90,6 +94,7 @@ impl ApiError {
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
             ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
             ApiError::Timeout(_) => (StatusCode::SERVICE_UNAVAILABLE, "timeout"),
+            ApiError::Overloaded => (StatusCode::SERVICE_UNAVAILABLE, "overloaded"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error"),
         }
     }
@@ -133,6 +138,11 @@ impl IntoResponse for ApiError {
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static(BEARER_CHALLENGE),
             );
+        }
+        if matches!(self, ApiError::Overloaded) {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
         response
     }

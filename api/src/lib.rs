@@ -66,8 +66,8 @@ pub use error::ApiError;
 
 pub use progress::CrawlProgress;
 pub use state::{
-    AppState, DEFAULT_CACHE_MAX_AGE, DEFAULT_MAX_BODY_BYTES, DEFAULT_NAME, DEFAULT_REQUEST_TIMEOUT,
-    ServeConfig,
+    AppState, DEFAULT_CACHE_MAX_AGE, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_NAME,
+    DEFAULT_REQUEST_TIMEOUT, ServeConfig,
 };
 
 /// Returns the server's router: every endpoint, with tracing, metrics, CORS on reads,

@@ -22,6 +22,9 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024;
 /// The default `max-age` of anonymous read responses.
 pub const DEFAULT_CACHE_MAX_AGE: Duration = Duration::from_secs(60);
+/// The default for [`ServeConfig::max_in_flight`]: enough to keep two cores busy with
+/// searches (a few ms of CPU each) without a queue that only adds latency.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 /// The default name of the directory, shown in pages and as the skill-sharing provider.
 pub const DEFAULT_NAME: &str = "skillscout directory";
 
@@ -39,6 +42,9 @@ pub struct ServeConfig {
     pub max_body_bytes: usize,
     /// How long clients and shared caches may keep an anonymous read response.
     pub cache_max_age: Duration,
+    /// The most requests served at once (every route but `/healthz` and `/metrics`); one past
+    /// it is answered at once with a 503 `overloaded` and `Retry-After`, rather than queued.
+    pub max_in_flight: usize,
 }
 
 impl Default for ServeConfig {
@@ -49,6 +55,7 @@ impl Default for ServeConfig {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             cache_max_age: DEFAULT_CACHE_MAX_AGE,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
         }
     }
 }
@@ -68,6 +75,8 @@ struct Shared {
     metrics: Metrics,
     config: ServeConfig,
     policy: Policy,
+    /// One permit per request being served (see [`ServeConfig::max_in_flight`]).
+    work: Arc<tokio::sync::Semaphore>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -89,8 +98,10 @@ impl AppState {
         tokens: Tokens,
         config: ServeConfig,
     ) -> AppState {
+        let work = Arc::new(tokio::sync::Semaphore::new(config.max_in_flight.max(1)));
         AppState {
             inner: Arc::new(Shared {
+                work,
                 index,
                 store,
                 blobs,
@@ -101,6 +112,11 @@ impl AppState {
                 policy: Policy::default(),
             }),
         }
+    }
+
+    /// Takes a permit to serve one request, or `None` when the server is at its work limit.
+    pub(crate) fn try_start_work(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        Arc::clone(&self.inner.work).try_acquire_owned().ok()
     }
 
     /// Returns this state with another access policy (tests swap one in before the state is

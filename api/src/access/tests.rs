@@ -355,3 +355,42 @@ async fn a_record_seen_again_unchanged_shows_its_new_last_seen() {
     assert_eq!(shown, later);
     assert_eq!(after["last_changed"], before["last_changed"]);
 }
+
+// See: the hardening issue ("the directory sheds load instead of queueing without bound").
+// Kept here beside the fixture state it needs.
+#[tokio::test]
+async fn past_the_work_limit_requests_are_refused_at_once_but_health_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state(dir.path());
+    // Every permit taken, as by requests in flight.
+    let mut held = Vec::new();
+    while let Some(permit) = state.try_start_work() {
+        held.push(permit);
+    }
+    assert_eq!(held.len(), crate::DEFAULT_MAX_IN_FLIGHT);
+
+    for uri in [
+        "/v1/search?q=alpha",
+        "/v1/domains",
+        "/",
+        "/.well-known/skill-sharing",
+    ] {
+        let request = Request::builder().uri(uri).body(Body::empty()).unwrap();
+        let response = crate::router(state.clone()).oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{uri}");
+        assert_eq!(response.headers()["retry-after"], "1", "{uri}");
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(body["error"]["code"], "overloaded", "{uri}");
+    }
+    for uri in ["/healthz", "/metrics"] {
+        let (status, _) = send(&state, "GET", uri, "").await;
+        assert_eq!(status, StatusCode::OK, "{uri}");
+    }
+
+    drop(held);
+    let (status, _) = send(&state, "GET", "/v1/search?q=alpha", "").await;
+    assert_eq!(status, StatusCode::OK);
+}

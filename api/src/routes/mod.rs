@@ -75,6 +75,7 @@ pub(crate) fn router(state: AppState) -> Router {
             state.clone(),
             caching::timeout,
         ))
+        .layer(middleware::from_fn_with_state(state.clone(), shed_load))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             metrics::track,
@@ -94,6 +95,24 @@ pub(crate) fn router(state: AppState) -> Router {
             }),
         )
         .with_state(state)
+}
+
+/// Serves a request only when the server is under its work limit; past it, answers at once
+/// with a 503 `overloaded` and `Retry-After`, so that a burst costs a fast refusal instead of a
+/// queue whose every entry waits and holds memory. `/healthz` and `/metrics` are always
+/// answered: they are how an operator or a load balancer sees the overload.
+async fn shed_load(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: Request,
+    next: middleware::Next,
+) -> Response {
+    if matches!(request.uri().path(), "/healthz" | "/metrics") {
+        return next.run(request).await;
+    }
+    let Some(_permit) = state.try_start_work() else {
+        return ApiError::Overloaded.into_response();
+    };
+    next.run(request).await
 }
 
 /// Unknown paths: the web directory's 404 page for its own paths, the JSON error elsewhere.
