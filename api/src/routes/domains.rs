@@ -46,12 +46,15 @@ pub(crate) fn domain_page(
     after: Option<&str>,
     limit: usize,
 ) -> Result<DomainList, ApiError> {
-    let all = state.store().domains()?;
-    let mut page: Vec<DomainStatus> = all
-        .into_iter()
-        .filter(|status| after.is_none_or(|after| status.domain.as_str() > after))
-        .take(limit + 1)
-        .collect();
+    let after: Option<Domain> = match after {
+        Some(after) => Some(after.parse().map_err(|_| {
+            ApiError::InvalidCursor("the cursor does not name a domain".to_owned())
+        })?),
+        None => None,
+    };
+    // One page from the store, not every domain: the listing costs the same at a million
+    // publishers as at ten.
+    let mut page: Vec<DomainStatus> = state.store().domains_after(after.as_ref(), limit + 1)?;
     let next_cursor = if page.len() > limit {
         page.truncate(limit);
         page.last()
