@@ -9,11 +9,17 @@ use crate::fixture::{As, assert_error_shape, get, redact, rpc, send_to, state};
 
 #[tokio::test]
 async fn search_returns_the_index_answer() {
-    let reply = get("/v1/search?q=merge+pdf&limit=2", As::Anonymous).await;
+    let reply = get("/v1/search?q=merge+pdf&limit=100", As::Anonymous).await;
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.header(header::CONTENT_TYPE), Some("application/json"));
-    let json = reply.json();
+    let mut json = reply.json();
     assert_eq!(json["hits"][0]["id"], "pdfworks.test/pdf-merge");
+    // The snapshot pins the body's shape and what matches, not the order: ranking has its own
+    // evaluation (indexer/eval), and a better ranking must not read as a broken contract.
+    json["hits"]
+        .as_array_mut()
+        .unwrap()
+        .sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
     insta::assert_json_snapshot!("search_merge_pdf", redact(json));
 }
 
