@@ -15,6 +15,7 @@ use store::{Outcome, Store};
 
 use crate::cli::{CrawlArgs, DEFAULT_SEEDS};
 use crate::progress::{ActiveBar, CrawlProgress};
+use crate::report::{Observers, ReportFile};
 use crate::{ExitStatus, UsageResult, usage};
 
 /// Runs `skillscout crawl`.
@@ -42,6 +43,12 @@ pub(crate) fn run(data: &Path, args: &CrawlArgs, bar: &ActiveBar) -> anyhow::Res
         fetch,
         concurrency: args.concurrency,
         prefetch_files: args.prefetch_files,
+        // Lines go to the report file as each domain is stored; the crawl keeps only sums.
+        keep_report_lines: false,
+    };
+    let report_file = match &args.report {
+        Some(path) => Some(Arc::new(ReportFile::create(path)?)),
+        None => None,
     };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -52,6 +59,10 @@ pub(crate) fn run(data: &Path, args: &CrawlArgs, bar: &ActiveBar) -> anyhow::Res
     let hosts = targets.len();
     let report = runtime.block_on(async {
         let progress = Arc::new(CrawlProgress::start(hosts, !args.no_progress, bar));
+        let observers = Arc::new(Observers {
+            progress: progress.clone(),
+            report: report_file.clone(),
+        });
         let shutdown = async {
             if tokio::signal::ctrl_c().await.is_err() {
                 // Without a signal handler the crawl simply runs to the end.
@@ -63,7 +74,7 @@ pub(crate) fn run(data: &Path, args: &CrawlArgs, bar: &ActiveBar) -> anyhow::Res
             targets,
             Arc::clone(&store),
             blobs,
-            progress.clone(),
+            observers,
             shutdown,
         )
         .await;
@@ -80,8 +91,8 @@ pub(crate) fn run(data: &Path, args: &CrawlArgs, bar: &ActiveBar) -> anyhow::Res
     if let Err(error) = sync_index(data, &store) {
         return could_not_run(&error);
     }
-    if let Some(path) = &args.report {
-        write_report(path, &report)?;
+    if let Some(report_file) = &report_file {
+        report_file.finish(&report)?;
     }
     let summary = summary_line(&report, started.elapsed().as_secs_f64());
     if args.report.as_deref() == Some(Path::new("-")) {
@@ -152,22 +163,6 @@ pub(crate) fn read_seeds(path: &Path) -> anyhow::Result<Vec<SeedTarget>> {
         tracing::warn!(file = %path.display(), "{error}");
     }
     Ok(seeds)
-}
-
-/// Writes the report as JSON, atomically (`-` is stdout).
-fn write_report(path: &Path, report: &CrawlReport) -> anyhow::Result<()> {
-    let mut json = serde_json::to_vec_pretty(report).context("cannot encode the report")?;
-    json.push(b'\n');
-    if path == Path::new("-") {
-        return std::io::stdout()
-            .lock()
-            .write_all(&json)
-            .context("cannot write the report to stdout");
-    }
-    let temporary = path.with_extension("json.partial");
-    std::fs::write(&temporary, &json)
-        .and_then(|()| std::fs::rename(&temporary, path))
-        .with_context(|| format!("cannot write the report {}", path.display()))
 }
 
 /// One line that says how the crawl went.

@@ -51,6 +51,7 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
         let progress = CrawlProgress::default();
         let mut config = CrawlConfig {
             prefetch_files: true,
+            keep_report_lines: false,
             ..CrawlConfig::default()
         };
         config.fetch.host_delay = Duration::ZERO;
@@ -79,7 +80,7 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
             api::DEFAULT_MAX_IN_FLIGHT,
         )?;
         // The status page shows the demo crawl.
-        state.progress().crawl_started(report.domains.len());
+        state.progress().crawl_started(report.totals.domains);
         state.progress().crawl_finished(&report);
         announce(&format!(
             "crawled {} demo sites: {} skills",

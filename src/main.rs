@@ -6,6 +6,7 @@ mod crawl;
 mod demo;
 mod fetch_args;
 mod progress;
+mod report;
 mod search;
 mod serve;
 mod static_site;

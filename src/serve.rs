@@ -41,6 +41,8 @@ pub(crate) fn run(data: &Path, args: &ServeArgs) -> anyhow::Result<ExitStatus> {
             fetch: args.fetch.settings()?,
             concurrency: args.concurrency,
             prefetch_files: args.prefetch_files,
+            // The server shows the sums; a crawl of many domains keeps no line.
+            keep_report_lines: false,
         };
         Some(BackgroundCrawl {
             config,

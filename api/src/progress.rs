@@ -129,8 +129,8 @@ impl CrawlProgress {
         let mut run = state.current.take().unwrap_or_else(|| Run {
             started_at: OffsetDateTime::now_utc(),
             finished_at: None,
-            domains_total: report.domains.len(),
-            domains_done: report.domains.len(),
+            domains_total: report.totals.domains,
+            domains_done: report.totals.domains,
             totals: None,
             interrupted: false,
             error: None,

@@ -85,6 +85,10 @@ pub struct CrawlConfig {
     pub concurrency: usize,
     /// Also fetch every file a v0.1 `files[]` lists (exports need them).
     pub prefetch_files: bool,
+    /// Keep every domain's line in the returned [`CrawlReport`]. A crawl of many domains
+    /// turns it off and writes the lines as [`CrawlObserver::domain_stored`] hands them out,
+    /// so that what it keeps does not grow with the number of domains.
+    pub keep_report_lines: bool,
 }
 
 impl Default for CrawlConfig {
@@ -93,6 +97,7 @@ impl Default for CrawlConfig {
             fetch: FetchSettings::default(),
             concurrency: DEFAULT_CONCURRENCY,
             prefetch_files: false,
+            keep_report_lines: true,
         }
     }
 }
@@ -107,6 +112,13 @@ pub trait CrawlObserver: Send + Sync {
     /// A batch of domains was committed to the store; its change log now ends at `last_seq`.
     fn stored(&self, last_seq: u64) {
         let _ = last_seq;
+    }
+
+    /// A domain's line of the report, with what it changed in the store, once it is stored:
+    /// a report writer that writes lines as they come lets the crawl keep none
+    /// ([`CrawlConfig::keep_report_lines`]).
+    fn domain_stored(&self, line: &DomainReport) {
+        let _ = line;
     }
 }
 
@@ -157,12 +169,12 @@ pub async fn crawl(
         let store = Arc::clone(&store);
         let observer = Arc::clone(&observer);
         let runtime = tokio::runtime::Handle::current();
+        let keep_lines = config.keep_report_lines;
         tokio::task::spawn_blocking(move || {
-            write_batches(&store, receiver, observer.as_ref(), &runtime)
+            write_batches(&store, receiver, observer.as_ref(), &runtime, keep_lines)
         })
     };
 
-    let mut reports: Vec<Option<DomainReport>> = vec![None; targets.len()];
     let crawl_one = |target: SeedTarget, slot: CrawlSlot| {
         let fetcher = Arc::clone(&fetcher);
         let prefetch = config.prefetch_files;
@@ -199,7 +211,6 @@ pub async fn crawl(
             "domain crawled"
         );
         observer.domain_finished(&report);
-        reports[position] = Some(report);
         let update = DomainUpdate {
             status: crawled.status,
             fresh: crawled.found.records,
@@ -213,18 +224,11 @@ pub async fn crawl(
     sites.abort().await;
     drop(sender);
 
-    let written = writer
+    let mut report = writer
         .await
         .map_err(|error| CrawlError::Config(format!("the store writer failed: {error}")))??;
-    for (position, stats) in written {
-        if let Some(report) = reports.get_mut(position).and_then(Option::as_mut) {
-            report.changes = stats;
-        }
-    }
-    Ok(CrawlReport::new(
-        reports.into_iter().flatten().collect(),
-        interrupted,
-    ))
+    report.interrupted = interrupted;
+    Ok(report)
 }
 
 /// The sites of a crawl, each in its own task, at most `concurrency` holding a crawl slot at
@@ -355,8 +359,10 @@ fn write_batches(
     mut receiver: tokio::sync::mpsc::Receiver<(usize, DomainUpdate)>,
     observer: &dyn CrawlObserver,
     runtime: &tokio::runtime::Handle,
-) -> Result<Vec<(usize, ApplyStats)>, StoreError> {
-    let mut written = Vec::new();
+    keep_lines: bool,
+) -> Result<CrawlReport, StoreError> {
+    let mut report = CrawlReport::default();
+    let mut kept: Vec<(usize, DomainReport)> = Vec::new();
     while let Some(first) = receiver.blocking_recv() {
         let deadline = tokio::time::Instant::now() + BATCH_WINDOW;
         let mut positions = vec![first.0];
@@ -371,11 +377,25 @@ fn write_batches(
                 Ok(None) | Err(_) => break,
             }
         }
+        let mut lines: Vec<DomainReport> = updates
+            .iter()
+            .map(|update| DomainReport::new(&update.status, ApplyStats::default()))
+            .collect();
         let stats = store.blocking().apply(updates, OffsetDateTime::now_utc())?;
-        written.extend(positions.into_iter().zip(stats));
         observer.stored(store.blocking().last_seq()?);
+        for ((position, line), changes) in positions.into_iter().zip(lines.drain(..)).zip(stats) {
+            let line = DomainReport { changes, ..line };
+            observer.domain_stored(&line);
+            if keep_lines {
+                kept.push((position, line.clone()));
+            }
+            report.add(line, false);
+        }
     }
-    Ok(written)
+    // Kept lines go in seed order, whatever order the domains finished in.
+    kept.sort_by_key(|(position, _)| *position);
+    report.domains = kept.into_iter().map(|(_, line)| line).collect();
+    Ok(report)
 }
 
 /// Keeps one target per domain: the first with a base path (it probes the root too), else the

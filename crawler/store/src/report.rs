@@ -1,6 +1,8 @@
 //! The crawl report (`skillscout crawl --report FILE`, DESIGN.md §5): per domain, how its
 //! crawl ended and what went wrong; in total, what changed in the store.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::types::{ApplyStats, CrawlErrorEntry, DomainStatus, Outcome};
@@ -95,9 +97,14 @@ pub struct Totals {
 }
 
 /// The whole report.
+///
+/// A crawl of many domains need not keep every line: it can hand each line to whoever writes
+/// the report as it is stored, and keep only the sums ([`CrawlReport::add`] with `keep`
+/// false), so that its memory does not grow with the number of domains.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CrawlReport {
-    /// One line per domain crawled to the end, in seed order.
+    /// One line per domain crawled to the end, in seed order (empty when the lines were
+    /// handed out as they were stored instead).
     pub domains: Vec<DomainReport>,
     /// The sums.
     pub totals: Totals,
@@ -105,34 +112,43 @@ pub struct CrawlReport {
     /// listed were crawled to the end and stored.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// How many domains ended with each outcome, kept or not.
+    #[serde(skip)]
+    outcomes: BTreeMap<Outcome, usize>,
 }
 
 impl CrawlReport {
     /// Builds the report from domain lines, computing the totals.
     pub fn new(domains: Vec<DomainReport>, interrupted: bool) -> CrawlReport {
-        let mut totals = Totals::default();
-        for domain in &domains {
-            totals.domains += 1;
-            totals.skills += domain.skills;
-            totals.added += domain.changes.added;
-            totals.updated += domain.changes.updated;
-            totals.removed += domain.changes.removed;
-            totals.unchanged += domain.changes.unchanged;
-            totals.requests += domain.requests;
-            totals.errors += domain.errors.len() + domain.errors_omitted;
-        }
-        CrawlReport {
-            domains,
-            totals,
+        let mut report = CrawlReport {
             interrupted,
+            ..CrawlReport::default()
+        };
+        for domain in domains {
+            report.add(domain, true);
+        }
+        report
+    }
+
+    /// Counts one domain's line into the sums, and keeps the line when `keep` is true.
+    pub fn add(&mut self, domain: DomainReport, keep: bool) {
+        let totals = &mut self.totals;
+        totals.domains += 1;
+        totals.skills += domain.skills;
+        totals.added += domain.changes.added;
+        totals.updated += domain.changes.updated;
+        totals.removed += domain.changes.removed;
+        totals.unchanged += domain.changes.unchanged;
+        totals.requests += domain.requests;
+        totals.errors += domain.errors.len() + domain.errors_omitted;
+        *self.outcomes.entry(domain.outcome).or_default() += 1;
+        if keep {
+            self.domains.push(domain);
         }
     }
 
     /// Returns how many domains ended with `outcome`.
     pub fn count(&self, outcome: Outcome) -> usize {
-        self.domains
-            .iter()
-            .filter(|domain| domain.outcome == outcome)
-            .count()
+        self.outcomes.get(&outcome).copied().unwrap_or(0)
     }
 }

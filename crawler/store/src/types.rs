@@ -55,7 +55,7 @@ impl StoredRecord {
 }
 
 /// How a domain's last crawl ended (DESIGN.md §5 report `outcome`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// At least one index was read.
