@@ -138,7 +138,7 @@ fn read_file(root: &Path, base: &Url, request: &Request) -> Reply {
     }
     let mut file = root.to_path_buf();
     for segment in url.path_segments().into_iter().flatten() {
-        match percent_decode(segment) {
+        match formats::site::decode_path_segment(segment) {
             Some(segment)
                 if !matches!(segment.as_str(), "" | "." | "..")
                     && !segment.contains(['/', '\\']) =>
@@ -167,24 +167,6 @@ fn read_file(root: &Path, base: &Url, request: &Request) -> Reply {
         )),
         Err(error) => Err(FetchFailure::new(Code::NotFound, url, error.to_string())),
     }
-}
-
-/// Decodes `%XX` escapes of a URL path segment; `None` when the result is not UTF-8.
-fn percent_decode(segment: &str) -> Option<String> {
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(index + 1..index + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            index += 3;
-        } else {
-            out.push(bytes[index]);
-            index += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// nDCG@10 and MRR@10 of the indexer and the baseline over the corpus.

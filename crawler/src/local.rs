@@ -22,7 +22,9 @@ use formats::diagnostic::{Code, Diagnostic};
 use formats::index::{self, MAX_INDEX_BYTES, SKILL_MD};
 use formats::normalize::MAX_SKILL_MD_BYTES;
 pub use formats::site::WELL_KNOWN_INDEXES;
-use formats::site::{Body, FetchFailure, Reply, Request, SiteCrawl, SiteFindings, SiteOptions};
+use formats::site::{
+    Body, FetchFailure, Reply, Request, SiteCrawl, SiteFindings, SiteOptions, decode_path_segment,
+};
 use formats::skill::{Domain, Format, Skill};
 use formats::skill_md;
 
@@ -313,7 +315,7 @@ impl DiskSite {
         }
         let mut file = self.root.clone();
         for segment in url.path_segments()? {
-            let decoded = percent_decode(segment)?;
+            let decoded = decode_path_segment(segment)?;
             if decoded.is_empty()
                 || decoded == "."
                 || decoded == ".."
@@ -417,23 +419,6 @@ fn read_capped(path: &Path, limit: usize) -> Result<CappedRead> {
         bytes,
         too_large: false,
     })
-}
-
-fn percent_decode(segment: &str) -> Option<String> {
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(index + 1..index + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            index += 3;
-        } else {
-            out.push(bytes[index]);
-            index += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
@@ -561,9 +546,9 @@ mod tests {
 
     #[test]
     fn percent_decoding() {
-        assert_eq!(percent_decode("a%20b").as_deref(), Some("a b"));
-        assert_eq!(percent_decode("%2"), None);
-        assert_eq!(percent_decode("%zz"), None);
-        assert_eq!(percent_decode("%ff"), None);
+        assert_eq!(decode_path_segment("a%20b").as_deref(), Some("a b"));
+        assert_eq!(decode_path_segment("%2"), None);
+        assert_eq!(decode_path_segment("%zz"), None);
+        assert_eq!(decode_path_segment("%ff"), None);
     }
 }

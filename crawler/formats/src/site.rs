@@ -692,6 +692,26 @@ fn unreadable(diagnostics: &[Diagnostic]) -> bool {
     })
 }
 
+/// Decodes the `%XX` escapes of one URL path segment, for a driver that maps a site's URLs to
+/// files. Strict, unlike a browser: `None` for a malformed escape (`%2`, `%zz`) or bytes that
+/// are not UTF-8, so that no two spellings of a path reach the same file by accident.
+pub fn decode_path_segment(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    let malformed = bytes.iter().enumerate().any(|(at, byte)| {
+        *byte == b'%'
+            && !bytes
+                .get(at + 1..at + 3)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    });
+    if malformed {
+        return None;
+    }
+    percent_encoding::percent_decode_str(segment)
+        .decode_utf8()
+        .ok()
+        .map(|decoded| decoded.into_owned())
+}
+
 /// Many sites answer every path with their HTML home page and status 200; such a page at a
 /// well-known index path means "no index", not "a broken index".
 pub fn is_soft_not_found(body: &Body) -> bool {
