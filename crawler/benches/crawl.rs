@@ -249,6 +249,10 @@ async fn raw(resolve: &str, hosts: usize, concurrency: usize) -> usize {
         .tls_backend_preconfigured(crawler::fetch::tls::client_config(&[]).unwrap())
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
+        // One keep-alive connection per host, closed soon after the host's last request, so
+        // that tens of thousands of hosts do not leave as many idle sockets open.
+        .pool_max_idle_per_host(1)
+        .pool_idle_timeout(Duration::from_secs(1))
         .build()
         .unwrap();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -287,6 +291,8 @@ async fn skillscout(resolve: &str, hosts: usize, concurrency: usize, delay_ms: u
     config.fetch.resolve = vec![resolve.parse().unwrap()];
     config.fetch.host_delay = Duration::from_millis(delay_ms);
     config.concurrency = concurrency;
+    // As `skillscout crawl` does: report lines are handed out as they are stored, not kept.
+    config.keep_report_lines = false;
     let targets: Vec<SeedTarget> = (1..=hosts)
         .map(|number| format!("http://h{number}.bench.test").parse().unwrap())
         .collect();

@@ -19,6 +19,11 @@ use crate::{HttpCacheStore, RecordStore};
 
 /// The database file inside the data directory.
 pub const STORE_FILE: &str = "crawl.redb";
+/// redb's page cache. Its default, 1 GiB, is a ceiling that a crawl of many hosts fills with
+/// pages it never reads again (each domain's status and records are written once per crawl),
+/// so the process's memory grew with the number of hosts; the interior pages that lookups
+/// re-read fit in far less.
+const CACHE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Record id -> JSON of [`StoredRecord`].
 const RECORDS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("records");
@@ -47,7 +52,10 @@ impl EmbeddedStore {
         std::fs::create_dir_all(data_dir).map_err(|error| {
             database_error(format!("cannot create the data directory: {error}"))
         })?;
-        let db = Database::create(&path).map_err(|error| database_error(error.to_string()))?;
+        let db = redb::Builder::new()
+            .set_cache_size(CACHE_BYTES)
+            .create(&path)
+            .map_err(|error| database_error(error.to_string()))?;
         let store = EmbeddedStore { db, path };
         // Create every table up front, so that readers never meet a missing one.
         store.write(|txn| {
