@@ -1,10 +1,14 @@
 //! The crawl: many domains at once, each politely, results stored as they come.
 //!
-//! [`crawl`] runs up to `concurrency` domain crawls at a time ([`domain::crawl_domain`]), and
-//! one writer that applies finished domains to the store in batches (one transaction, one disk
-//! sync, for the domains that finished within a quarter of a second). Ctrl-C (the
-//! `shutdown` future) stops new work and abandons domains in flight; every domain that
-//! finished is stored and reported, and the report says the crawl was interrupted.
+//! [`crawl`] runs up to `concurrency` domain crawls at a time ([`domain::crawl_domain`]); a
+//! domain waiting out a `Retry-After` gives its slot to another meanwhile ([`CrawlSlot`]).
+//! One writer applies finished domains to the store in batches (one transaction, one disk
+//! sync, for the domains that finished within a quarter of a second) and hands each domain's
+//! report line to the observer as it is stored ([`CrawlObserver::domain_stored`]), keeping
+//! only sums unless [`CrawlConfig::keep_report_lines`] asks for the lines: what a crawl keeps
+//! does not grow with the number of domains. Ctrl-C (the `shutdown` future) stops new work and
+//! abandons domains in flight; every domain that finished is stored and reported, and the
+//! report says the crawl was interrupted.
 
 pub mod domain;
 
