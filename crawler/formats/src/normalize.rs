@@ -378,21 +378,17 @@ fn listed_shared_skill(source: &Source, entry: &SharingEntry, seen_at: OffsetDat
 /// Takes the descriptor's name, description, version, tags and fields into the record; the
 /// descriptor can narrow the access the index gave, never widen it.
 fn apply_descriptor(record: &mut Skill, descriptor: sharing::Descriptor) {
-    if let Some(name) = descriptor
-        .name
-        .as_deref()
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-    {
-        record.title = name.to_owned();
+    let non_blank = |text: &Option<String>| {
+        text.as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+            .map(str::to_owned)
+    };
+    if let Some(name) = non_blank(&descriptor.name) {
+        record.title = name;
     }
-    if let Some(description) = descriptor
-        .description
-        .as_deref()
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-    {
-        record.description = description.to_owned();
+    if let Some(description) = non_blank(&descriptor.description) {
+        record.description = description;
     }
     if record.version.is_none() {
         record.version = descriptor.version;
