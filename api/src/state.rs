@@ -191,9 +191,9 @@ impl AppState {
     /// Returns the record `id` when `caller` may see it; a record the caller may not see is
     /// as absent as a missing one.
     ///
-    /// The record comes from the index, with its `last_seen` from the store: a crawl that sees
-    /// a record unchanged advances `last_seen` there without logging a change, so the index
-    /// keeps the time of the last change (DESIGN.md §2).
+    /// The record is read from the crawl store, the source the index is derived from: one
+    /// point read, with the `last_seen` of the latest crawl (a crawl that sees a record
+    /// unchanged advances it there without logging a change, DESIGN.md §2).
     pub(crate) async fn visible_record(
         &self,
         caller: Caller,
@@ -202,13 +202,10 @@ impl AppState {
         let key = id.to_string();
         let found = self
             .blocking(move |state| {
-                let Some(mut skill) = state.index().get(&key, caller)? else {
-                    return Ok(None);
-                };
-                if let Some(stored) = state.store().record(&key)? {
-                    skill.last_seen = skill.last_seen.max(stored.skill.last_seen);
-                }
-                Ok(Some(skill))
+                let stored = state.store().record(&key)?;
+                Ok(stored
+                    .filter(|stored| !stored.is_tombstone())
+                    .map(|stored| stored.skill))
             })
             .await?;
         found
