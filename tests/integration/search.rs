@@ -5,55 +5,19 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Output;
 
-use indexer::{Index, IndexConfig};
 use serde::Deserialize;
-use store::{DomainStatus, Outcome, Store};
-use time::OffsetDateTime;
+use store::Store;
 
-use crate::util::{repo_root, skillscout, stderr, stdout};
+use crate::util::{repo_root, skillscout, stderr, stdout, store_and_index_sites};
 
 /// Fills `data` with a crawl store and an index of every site in `seeds/web`.
 fn build_data_dir(data: &Path) {
-    let now = OffsetDateTime::now_utc();
-    let store = Store::open(data).unwrap();
-    let sites = repo_root().join("seeds/web");
-    let mut entries: Vec<_> = std::fs::read_dir(&sites)
+    let mut sites: Vec<_> = std::fs::read_dir(repo_root().join("seeds/web"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .collect();
-    entries.sort();
-    for site in entries {
-        let checked = crawler::local::check_tree(&site, now).unwrap();
-        let records: Vec<_> = checked.records().cloned().collect();
-        let Some(first) = records.first() else {
-            continue;
-        };
-        let status = DomainStatus {
-            domain: first.domain.clone(),
-            origin: format!("https://{}", first.domain),
-            outcome: Outcome::Ok,
-            formats: checked.indexes.iter().map(|index| index.format).collect(),
-            indexes: checked
-                .indexes
-                .iter()
-                .map(|index| index.url.clone())
-                .collect(),
-            skills: records.len(),
-            requests: 0,
-            errors: Vec::new(),
-            errors_omitted: 0,
-            diagnostics: Vec::new(),
-            crawled_at: now,
-            last_success: Some(now),
-        };
-        store
-            .blocking()
-            .apply_domain(&status, records, now)
-            .unwrap();
-    }
-    let Index { mut writer, .. } =
-        Index::open_or_create(&data.join(indexer::INDEX_DIR), IndexConfig::default()).unwrap();
-    let stats = indexer::sync(&store, &mut writer).unwrap();
+    sites.sort();
+    let stats = store_and_index_sites(data, &sites);
     assert!(stats.upserted > 5, "{stats:?}");
 }
 

@@ -5,11 +5,7 @@
 
 use std::path::Path;
 
-use indexer::{Index, IndexConfig};
-use store::{DomainStatus, Outcome, Store};
-use time::OffsetDateTime;
-
-use crate::util::{skillscout, stderr, stdout};
+use crate::util::{skillscout, stderr, stdout, store_and_index_sites};
 
 /// What a terminal would act on: ESC (CSI and OSC sequences), CSI as one C1 byte, BEL,
 /// carriage return, backspace and the bidi overrides.
@@ -71,38 +67,8 @@ fn search_shows_control_characters_as_escapes_and_json_stays_exact() {
     let dir = tempfile::tempdir().unwrap();
     let site = hostile_site(dir.path());
     let data = dir.path().join("data");
-    let now = OffsetDateTime::now_utc();
-    let checked = crawler::local::check_tree(&site, now).unwrap();
-    let records: Vec<_> = checked.records().cloned().collect();
-    assert_eq!(records.len(), 1);
-    let status = DomainStatus {
-        domain: records[0].domain.clone(),
-        origin: "https://hostile.test".to_owned(),
-        outcome: Outcome::Ok,
-        formats: vec![records[0].format],
-        indexes: checked
-            .indexes
-            .iter()
-            .map(|index| index.url.clone())
-            .collect(),
-        skills: 1,
-        requests: 0,
-        errors: Vec::new(),
-        errors_omitted: 0,
-        diagnostics: Vec::new(),
-        crawled_at: now,
-        last_success: Some(now),
-    };
-    let store = Store::open(&data).unwrap();
-    store
-        .blocking()
-        .apply_domain(&status, records, now)
-        .unwrap();
-    let Index { mut writer, .. } =
-        Index::open_or_create(&data.join(indexer::INDEX_DIR), IndexConfig::default()).unwrap();
-    indexer::sync(&store, &mut writer).unwrap();
-    drop(writer);
-    drop(store);
+    let stats = store_and_index_sites(&data, &[site]);
+    assert_eq!(stats.upserted, 1);
 
     let data_arg = data.to_str().unwrap();
     // "secretly" is only in the body, so the snippet line is printed too.

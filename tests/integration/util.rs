@@ -3,6 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use indexer::{Index, IndexConfig, SyncStats};
+use store::{DomainStatus, Outcome, Store};
+use time::OffsetDateTime;
+
 /// Returns the repository root (the binary package's directory).
 pub(crate) fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -42,4 +46,43 @@ pub(crate) fn stdout(output: &Output) -> String {
 /// Returns stderr as text.
 pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// Fills the data directory `data` the way a crawl would, from well-known trees on disk: each
+/// site's records in the crawl store with an `ok` status, then synced into the search index.
+pub(crate) fn store_and_index_sites(data: &Path, sites: &[PathBuf]) -> SyncStats {
+    let now = OffsetDateTime::now_utc();
+    let store = Store::open(data).unwrap();
+    for site in sites {
+        let checked = crawler::local::check_tree(site, now).unwrap();
+        let records: Vec<_> = checked.records().cloned().collect();
+        let Some(first) = records.first() else {
+            continue;
+        };
+        let status = DomainStatus {
+            domain: first.domain.clone(),
+            origin: format!("https://{}", first.domain),
+            outcome: Outcome::Ok,
+            formats: checked.indexes.iter().map(|index| index.format).collect(),
+            indexes: checked
+                .indexes
+                .iter()
+                .map(|index| index.url.clone())
+                .collect(),
+            skills: records.len(),
+            requests: 0,
+            errors: Vec::new(),
+            errors_omitted: 0,
+            diagnostics: Vec::new(),
+            crawled_at: now,
+            last_success: Some(now),
+        };
+        store
+            .blocking()
+            .apply_domain(&status, records, now)
+            .unwrap();
+    }
+    let Index { mut writer, .. } =
+        Index::open_or_create(&data.join(indexer::INDEX_DIR), IndexConfig::default()).unwrap();
+    indexer::sync(&store, &mut writer).unwrap()
 }
