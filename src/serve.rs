@@ -25,6 +25,9 @@ use crate::{ExitStatus, usage};
 
 /// Runs `skillscout serve`.
 pub(crate) fn run(data: &Path, args: &ServeArgs) -> anyhow::Result<ExitStatus> {
+    if args.max_in_flight == 0 {
+        return Err(usage(anyhow::anyhow!("--max-in-flight must be at least 1")));
+    }
     let background = if args.crawl {
         if args.concurrency == 0 {
             return Err(usage(anyhow::anyhow!("--concurrency must be at least 1")));
@@ -61,9 +64,6 @@ pub(crate) fn run(data: &Path, args: &ServeArgs) -> anyhow::Result<ExitStatus> {
         let directory = Directory::open(data).await?;
         let listener = bind(args.addr).await?;
         let shutdown = Shutdown::on_signals();
-        if args.max_in_flight == 0 {
-            return Err(usage(anyhow::anyhow!("--max-in-flight must be at least 1")));
-        }
         let state = directory.state(
             &listener,
             args.public_url.clone(),

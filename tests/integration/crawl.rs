@@ -267,6 +267,20 @@ fn a_crawl_that_cannot_run_exits_1_and_bad_usage_exits_2() {
         stderr(&bad_flag)
     );
 
+    // `serve` checks its work limit before it opens anything.
+    let no_work = skillscout(
+        &repo_root(),
+        &[
+            "serve",
+            "--data",
+            data.to_str().unwrap(),
+            "--max-in-flight",
+            "0",
+        ],
+    );
+    assert_eq!(no_work.status.code(), Some(2), "{}", stderr(&no_work));
+    assert!(stderr(&no_work).contains("--max-in-flight must be at least 1"));
+
     // Flag values the binary checks itself are bad usage too, and so is a bad target.
     for args in [
         &["--concurrency", "0", "x.test"][..],
