@@ -91,11 +91,21 @@ impl ReportFile {
         if let Some(error) = writing.error.take() {
             return Err(error).context("cannot write the report");
         }
-        if let Some((temporary, path)) = &writing.paths {
-            std::fs::rename(temporary, path)
+        if let Some((temporary, path)) = writing.paths.take() {
+            std::fs::rename(&temporary, &path)
                 .with_context(|| format!("cannot write the report {}", path.display()))?;
         }
         Ok(())
+    }
+}
+
+impl Drop for ReportFile {
+    /// A report that was never finished (the crawl could not run to its end) leaves no
+    /// `.json.partial` file behind.
+    fn drop(&mut self) {
+        if let Some((temporary, _)) = &self.lock().paths {
+            let _ = std::fs::remove_file(temporary);
+        }
     }
 }
 
