@@ -78,7 +78,7 @@ fn check_origins(fetch: &FetchArgs, origins: Vec<SeedTarget>) -> anyhow::Result<
     let fetcher = Fetcher::new(settings, None).map_err(anyhow::Error::msg)?;
     let mut checked = Checked::default();
     for target in origins {
-        let crawled = runtime.block_on(crawl_domain(&fetcher, &target, true, None));
+        let crawled = runtime.block_on(crawl_domain(&fetcher, &target, true, None, None));
         let mut none_found = Vec::new();
         if crawled.status.outcome == Outcome::NotFound {
             none_found.push(Diagnostic::new(

@@ -14,6 +14,11 @@
 //!
 //! It prints a Markdown table for `docs/BENCHMARKS.md`. Options: `--hosts N` (default 5000),
 //! `--quick` (1000 hosts, fewer runs).
+//!
+//! `--hostile N[,N…]` measures one hostile domain instead: `big.bench.test` lists N skills,
+//! each SKILL.md 1 MiB, and the crawler (64 hosts at once, no host delay) crawls it alone, once
+//! per size. What the crawler holds must not grow with N: its records go to the store as they
+//! are built.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -57,6 +62,10 @@ fn main() {
             .unwrap();
         return child(&mode, &address, hosts, concurrency, delay);
     }
+    if let Some(sizes) = value("--hostile") {
+        let sizes: Vec<usize> = sizes.split(',').map(|n| n.parse().unwrap()).collect();
+        return orchestrate_hostile(&sizes);
+    }
     let quick = flag("--quick");
     let hosts: usize = value("--hosts")
         .map(|h| h.parse().unwrap())
@@ -64,10 +73,9 @@ fn main() {
     orchestrate(hosts, quick);
 }
 
-/// Runs the scenarios, each in a child process, and prints the table.
-fn orchestrate(hosts: usize, quick: bool) {
-    let exe = std::env::current_exe().unwrap();
-    let mut server = Command::new(&exe)
+/// Starts the server process; returns it and its port.
+fn start_server(exe: &std::path::Path) -> (std::process::Child, u16) {
+    let mut server = Command::new(exe)
         .arg("--serve")
         .stdout(Stdio::piped())
         .spawn()
@@ -81,6 +89,64 @@ fn orchestrate(hosts: usize, quick: bool) {
             .unwrap();
         line.trim().strip_prefix("PORT ").unwrap().parse().unwrap()
     };
+    (server, port)
+}
+
+/// Runs one scenario in a child process; returns `(seconds, requests, peak KiB)`.
+fn run_child(exe: &std::path::Path, mode: &str, args: &[String]) -> Option<(f64, f64, f64)> {
+    let output = Command::new(exe)
+        .args(["--child", mode])
+        .args(args)
+        .output()
+        .expect("run a scenario");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let Some(line) = text.lines().find(|line| line.starts_with("RESULT ")) else {
+        eprintln!(
+            "{mode} failed: {text}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        return None;
+    };
+    let fields: Vec<f64> = line[7..]
+        .split_whitespace()
+        .map(|field| field.parse().unwrap())
+        .collect();
+    Some((fields[0], fields[1], fields[2]))
+}
+
+/// Crawls the hostile domain at each size and prints the table.
+fn orchestrate_hostile(sizes: &[usize]) {
+    let exe = std::env::current_exe().unwrap();
+    let (mut server, port) = start_server(&exe);
+    println!("| skills listed (1 MiB each) | time (s) | MiB/s | peak RSS (MiB) |");
+    println!("| ---: | ---: | ---: | ---: |");
+    for (run, size) in sizes.iter().enumerate() {
+        let address = format!("127.0.0.{}:{port}", 2 + run % usize::from(ADDRESSES));
+        let args = [
+            "--address".to_owned(),
+            address,
+            "--hosts".to_owned(),
+            size.to_string(),
+            "--concurrency".to_owned(),
+            "64".to_owned(),
+        ];
+        let Some((seconds, _, peak_kib)) = run_child(&exe, "hostile", &args) else {
+            continue;
+        };
+        println!(
+            "| {size} | {seconds:.1} | {:.0} | {:.1} |",
+            *size as f64 / seconds,
+            peak_kib / 1024.0
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+/// Runs the scenarios, each in a child process, and prints the table.
+fn orchestrate(hosts: usize, quick: bool) {
+    let exe = std::env::current_exe().unwrap();
+    let (mut server, port) = start_server(&exe);
 
     let mut runs: Vec<(&str, usize, usize, u64)> = vec![
         ("raw", hosts, 64, 0),
@@ -103,34 +169,19 @@ fn orchestrate(hosts: usize, quick: bool) {
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (run, (mode, hosts, concurrency, delay)) in runs.into_iter().enumerate() {
         let address = format!("127.0.0.{}:{port}", 2 + run % usize::from(ADDRESSES));
-        let output = Command::new(&exe)
-            .args([
-                "--child",
-                mode,
-                "--address",
-                &address,
-                "--hosts",
-                &hosts.to_string(),
-                "--concurrency",
-                &concurrency.to_string(),
-                "--delay-ms",
-                &delay.to_string(),
-            ])
-            .output()
-            .expect("run a scenario");
-        let text = String::from_utf8_lossy(&output.stdout);
-        let Some(line) = text.lines().find(|line| line.starts_with("RESULT ")) else {
-            eprintln!(
-                "{mode} failed: {text}\n{}",
-                String::from_utf8_lossy(&output.stderr)
-            );
+        let args = [
+            "--address".to_owned(),
+            address,
+            "--hosts".to_owned(),
+            hosts.to_string(),
+            "--concurrency".to_owned(),
+            concurrency.to_string(),
+            "--delay-ms".to_owned(),
+            delay.to_string(),
+        ];
+        let Some((seconds, requests, peak_kib)) = run_child(&exe, mode, &args) else {
             continue;
         };
-        let fields: Vec<f64> = line[7..]
-            .split_whitespace()
-            .map(|field| field.parse().unwrap())
-            .collect();
-        let (seconds, requests, peak_kib) = (fields[0], fields[1], fields[2]);
         println!(
             "| {mode} | {hosts} | {concurrency} | {delay} ms | {seconds:.2} | {:.0} | {:.0} | {:.1} |",
             hosts as f64 / seconds,
@@ -184,6 +235,13 @@ async fn answer(headers: HeaderMap, uri: Uri) -> Response<Body> {
         .unwrap_or(1);
     let publishes = number.is_multiple_of(10);
     let path = uri.path();
+    if let Some(size) = host
+        .strip_prefix("big-")
+        .and_then(|rest| rest.split('.').next())
+        .and_then(|n| n.parse().ok())
+    {
+        return hostile(size, path);
+    }
     let body = match path {
         "/.well-known/skills/index.json" if publishes => Some(
             r#"{"skills": [
@@ -208,6 +266,45 @@ async fn answer(headers: HeaderMap, uri: Uri) -> Response<Body> {
             response
         }
     }
+}
+
+/// The size of each hostile SKILL.md.
+const HOSTILE_SKILL_BYTES: usize = 1024 * 1024;
+
+/// The hostile domain `big-{N}.bench.test`: a legacy index of N skills, each SKILL.md 1 MiB.
+fn hostile(skills: usize, path: &str) -> Response<Body> {
+    let not_found = || {
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = StatusCode::NOT_FOUND;
+        response
+    };
+    if path == "/.well-known/skills/index.json" {
+        let entries: Vec<String> = (0..skills)
+            .map(|n| {
+                format!(
+                    r#"{{"name": "skill-{n}", "description": "Hostile skill {n}.", "files": ["SKILL.md"]}}"#
+                )
+            })
+            .collect();
+        return Response::new(Body::from(format!(
+            r#"{{"skills": [{}]}}"#,
+            entries.join(",")
+        )));
+    }
+    let Some(n) = path
+        .strip_prefix("/.well-known/skills/skill-")
+        .and_then(|rest| rest.strip_suffix("/SKILL.md"))
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| *n < skills)
+    else {
+        return not_found();
+    };
+    let mut text = format!("---\nname: skill-{n}\ndescription: Hostile skill {n}.\n---\n");
+    let line = format!("Step {n} of a very long skill, written to fill a megabyte.\n");
+    while text.len() + line.len() <= HOSTILE_SKILL_BYTES {
+        text.push_str(&line);
+    }
+    Response::new(Body::from(text))
 }
 
 /// The URLs the crawler requests for host `number`, in order.
@@ -236,6 +333,7 @@ fn child(mode: &str, address: &str, hosts: usize, concurrency: usize, delay_ms: 
     let started = Instant::now();
     let requests = match mode {
         "raw" => runtime.block_on(raw(&resolve, hosts, concurrency)),
+        "hostile" => runtime.block_on(hostile_crawl(&resolve, hosts, concurrency)),
         _ => runtime.block_on(skillscout(&resolve, hosts, concurrency, delay_ms)),
     };
     let seconds = started.elapsed().as_secs_f64();
@@ -283,6 +381,31 @@ async fn raw(resolve: &str, hosts: usize, concurrency: usize) -> usize {
 }
 
 async fn skillscout(resolve: &str, hosts: usize, concurrency: usize, delay_ms: u64) -> usize {
+    let targets: Vec<SeedTarget> = (1..=hosts)
+        .map(|number| format!("http://h{number}.bench.test").parse().unwrap())
+        .collect();
+    let report = crawl_into_fresh_dir(resolve, targets, concurrency, delay_ms).await;
+    let expected_skills = hosts / 10 * 2;
+    assert_eq!(report.totals.skills, expected_skills, "{:?}", report.totals);
+    report.totals.requests
+}
+
+/// Crawls the hostile domain listing `skills` skills.
+async fn hostile_crawl(resolve: &str, skills: usize, concurrency: usize) -> usize {
+    let target = format!("http://big-{skills}.bench.test");
+    let report = crawl_into_fresh_dir(resolve, vec![target.parse().unwrap()], concurrency, 0).await;
+    assert_eq!(report.totals.skills, skills, "{:?}", report.totals);
+    assert_eq!(report.totals.added, skills, "{:?}", report.totals);
+    report.totals.requests
+}
+
+/// Crawls `targets` into a fresh data directory, as `skillscout crawl` does; removes it after.
+async fn crawl_into_fresh_dir(
+    resolve: &str,
+    targets: Vec<SeedTarget>,
+    concurrency: usize,
+    delay_ms: u64,
+) -> crawler::crawl::CrawlReport {
     let dir = std::env::temp_dir().join(format!("skillscout-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let store = Arc::new(Store::open(&dir).unwrap());
@@ -293,9 +416,6 @@ async fn skillscout(resolve: &str, hosts: usize, concurrency: usize, delay_ms: u
     config.concurrency = concurrency;
     // As `skillscout crawl` does: report lines are handed out as they are stored, not kept.
     config.keep_report_lines = false;
-    let targets: Vec<SeedTarget> = (1..=hosts)
-        .map(|number| format!("http://h{number}.bench.test").parse().unwrap())
-        .collect();
     let report = crawler::crawl::crawl(
         config,
         targets,
@@ -306,10 +426,8 @@ async fn skillscout(resolve: &str, hosts: usize, concurrency: usize, delay_ms: u
     )
     .await
     .unwrap();
-    let expected_skills = hosts / 10 * 2;
-    assert_eq!(report.totals.skills, expected_skills, "{:?}", report.totals);
     let _ = std::fs::remove_dir_all(&dir);
-    report.totals.requests
+    report
 }
 
 /// The process's peak resident memory, in KiB.

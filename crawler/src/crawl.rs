@@ -6,7 +6,9 @@
 //! sync, for the domains that finished within a quarter of a second) and hands each domain's
 //! report line to the observer as it is stored ([`CrawlObserver::domain_stored`]), keeping
 //! only sums unless [`CrawlConfig::keep_report_lines`] asks for the lines: what a crawl keeps
-//! does not grow with the number of domains. Ctrl-C (the `shutdown` future) stops new work and
+//! does not grow with the number of domains. Nor does it grow with a domain's size: a domain
+//! whose finished records outgrow a budget stores them as it goes ([`domain::STREAM_BYTES`]).
+//! Ctrl-C (the `shutdown` future) stops new work and
 //! abandons domains in flight; every domain that finished is stored and reported, and the
 //! report says the crawl was interrupted.
 
@@ -181,8 +183,9 @@ pub async fn crawl(
 
     let crawl_one = |target: SeedTarget, slot: CrawlSlot| {
         let fetcher = Arc::clone(&fetcher);
+        let store = Store::clone(&store);
         let prefetch = config.prefetch_files;
-        async move { crawl_domain(&fetcher, &target, prefetch, Some(slot)).await }
+        async move { crawl_domain(&fetcher, &target, prefetch, Some(slot), Some(&store)).await }
     };
     let mut sites = Sites::new(&targets, concurrency, crawl_one);
     let mut interrupted = false;
@@ -218,6 +221,7 @@ pub async fn crawl(
         let update = DomainUpdate {
             status: crawled.status,
             fresh: crawled.found.records,
+            streamed: crawled.streamed,
             cache: crawled.cache,
         };
         if sender.send((position, update)).await.is_err() {
@@ -350,6 +354,7 @@ fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
             last_success: None,
         },
         found: SiteFindings::default(),
+        streamed: store::Streamed::default(),
         cache: Vec::new(),
     }
 }

@@ -218,7 +218,8 @@ pub struct IndexRead {
 pub struct SiteFindings {
     /// The indexes read, in probe order.
     pub indexes: Vec<IndexRead>,
-    /// The records built, one per skill id, in index order.
+    /// The records built (one per skill id, in index order) and not taken by
+    /// [`SiteCrawl::take_records`].
     pub records: Vec<Skill>,
     /// Requests that failed outside any record: index probes.
     pub failures: Vec<FetchFailure>,
@@ -264,14 +265,15 @@ enum Work {
         entry: SharingEntry,
         index_url: Url,
     },
-    /// Fetch the other files a v0.1 entry lists into `found.records[record]`.
+    /// Fetch the other files a v0.1 entry lists into its record, then keep the record.
     ListedFiles(ListedFiles),
 }
 
-/// The files of one v0.1 entry still to fetch.
+/// The files of one v0.1 entry still to fetch, and the record they go into (kept once they
+/// are all fetched, so that every record in `found.records` is finished).
 #[derive(Debug)]
 struct ListedFiles {
-    record: usize,
+    record: Box<Skill>,
     position: usize,
     base: Url,
     paths: VecDeque<String>,
@@ -422,14 +424,14 @@ impl SiteCrawl {
     }
 
     /// Takes the next file of a v0.1 entry to fetch, skipping its SKILL.md (already read)
-    /// and stopping at the per-skill cap.
+    /// and stopping at the per-skill cap; keeps the record when no file is left.
     fn next_listed_file(&mut self, mut files: ListedFiles) -> Option<Request> {
         while let Some(path) = files.paths.pop_front() {
             if path == SKILL_MD {
                 continue;
             }
             if files.total > MAX_PREFETCH_SKILL_BYTES {
-                self.found.records[files.record].diagnostics.push(
+                files.record.diagnostics.push(
                     Diagnostic::new(
                         Code::TooLarge,
                         format!(
@@ -438,7 +440,7 @@ impl SiteCrawl {
                     )
                     .at(format!("skills[{}].files", files.position)),
                 );
-                return None;
+                break;
             }
             if files.base.join(&path).is_err() {
                 continue;
@@ -446,6 +448,7 @@ impl SiteCrawl {
             files.current = path;
             return self.wait(Work::ListedFiles(files));
         }
+        self.found.records.push(*files.record);
         None
     }
 
@@ -499,21 +502,19 @@ impl SiteCrawl {
                 self.found.records.push(record);
             }
             Work::ListedFiles(mut files) => {
-                let record = &mut self.found.records[files.record];
                 match reply {
                     Ok(body) => {
                         files.total += body.bytes.len() as u64;
-                        normalize::record_file(record, &files.current, &body.bytes);
+                        normalize::record_file(&mut files.record, &files.current, &body.bytes);
                     }
-                    Err(failure) => record.diagnostics.push(
+                    Err(failure) => files.record.diagnostics.push(
                         failure
                             .to_diagnostic()
                             .at(format!("skills[{}].files", files.position)),
                     ),
                 }
-                if !files.paths.is_empty() {
-                    self.work.push_front(Work::ListedFiles(files));
-                }
+                // Next: the entry's other files, or keeping its record.
+                self.work.push_front(Work::ListedFiles(files));
             }
             Work::Probe { .. } => debug_assert!(false, "a probe is never waiting"),
         }
@@ -550,21 +551,33 @@ impl SiteCrawl {
     /// Keeps an agent-skills record and, when prefetching, queues the files its entry lists.
     fn add_agent_skill(&mut self, entry: &IndexEntry, record: Skill) {
         let fetched = record.digest_status != DigestStatus::Unfetched;
-        self.found.records.push(record);
-        if !(self.options.prefetch_files && fetched) {
-            return;
-        }
-        let Some(base) = &entry.base_url else {
-            return;
+        let base = match &entry.base_url {
+            Some(base) if self.options.prefetch_files && fetched => base,
+            _ => {
+                self.found.records.push(record);
+                return;
+            }
         };
         self.work.push_front(Work::ListedFiles(ListedFiles {
-            record: self.found.records.len() - 1,
+            record: Box::new(record),
             position: entry.position,
             base: base.clone(),
             paths: entry.files.iter().cloned().collect(),
             current: String::new(),
             total: 0,
         }));
+    }
+
+    /// Takes the records finished so far, in index order, leaving the pipeline with none: a
+    /// driver that stores records as they come (a domain can list thousands of large skills)
+    /// calls it between steps, and [`SiteCrawl::finish`] returns only those built after.
+    pub fn take_records(&mut self) -> Vec<Skill> {
+        std::mem::take(&mut self.found.records)
+    }
+
+    /// Returns the records finished and not yet taken.
+    pub fn records(&self) -> &[Skill] {
+        &self.found.records
     }
 
     /// Returns what was found. Call it once [`SiteCrawl::next_step`] said [`Step::Done`].

@@ -1,7 +1,9 @@
 //! One domain's crawl over the network: robots.txt, then the site pipeline
-//! ([`formats::site`]) driven over HTTP, turned into records and a status. Nothing here
-//! writes to the store; the result is applied in one transaction by the crawl's writer (or
-//! printed, by `validate URL`).
+//! ([`formats::site`]) driven over HTTP, turned into records and a status. The result is
+//! applied in one transaction by the crawl's writer (or printed, by `validate URL`); only a
+//! domain whose finished records outgrow [`STREAM_BYTES`] or [`STREAM_RECORDS`] has them
+//! stored while it runs ([`Store::upsert`]), so that one domain listing thousands of large
+//! skills is never held in memory whole.
 
 use time::OffsetDateTime;
 use url::Url;
@@ -13,34 +15,46 @@ use formats::seeds::SeedTarget;
 use formats::site::{
     Body, NormalizeJob, Reply, Request, SiteCrawl, SiteFindings, SiteOptions, Step,
 };
-use formats::skill::{Digest, Format};
+use formats::skill::{Digest, Format, Skill};
 use store::blobs::Blobs;
-use store::{CacheEntry, CrawlErrorEntry, DomainStatus, Outcome};
+use store::{CacheEntry, CrawlErrorEntry, DomainStatus, Outcome, Store, Streamed};
 
 pub use formats::site::{IndexRead, MAX_PREFETCH_FILE_BYTES, MAX_PREFETCH_SKILL_BYTES};
 /// The most errors listed per domain in the report; the rest are counted.
 pub const MAX_LISTED_ERRORS: usize = 200;
+/// When a crawl streams, the most bytes of finished records (text fields, roughly) a domain
+/// holds before storing them: with the record being built (a SKILL.md is at most 1 MiB, an
+/// archive 64 MiB while it is unpacked), what one domain holds is bounded whatever it lists.
+pub const STREAM_BYTES: usize = 8 * 1024 * 1024;
+/// When a crawl streams, the most finished records a domain holds before storing them.
+pub const STREAM_RECORDS: usize = 256;
 
 /// Everything one domain's crawl produced.
 #[derive(Debug, Clone)]
 pub struct DomainCrawl {
     /// The domain's status (outcome, errors, request count, …).
     pub status: DomainStatus,
-    /// What the site pipeline found: indexes, records, failed requests (robots.txt and index
-    /// probes) and notes.
+    /// What the site pipeline found: indexes, the records not stored yet, failed requests
+    /// (robots.txt and index probes) and notes.
     pub found: SiteFindings,
+    /// The records already stored while the domain was crawled.
+    pub streamed: Streamed,
     /// HTTP cache updates to store with the records.
     pub cache: Vec<(Url, Option<CacheEntry>)>,
 }
 
-/// Crawls one target to the end. Never fails: every problem is in the status.
+/// Crawls one target to the end. Never fails: every problem is in the status. With
+/// `stream_to`, finished records past [`STREAM_BYTES`] or [`STREAM_RECORDS`] are stored as
+/// the crawl goes (see [`DomainCrawl::streamed`]); without it, every record is returned.
 #[tracing::instrument(skip_all, fields(origin = %target))]
 pub async fn crawl_domain(
     fetcher: &Fetcher,
     target: &SeedTarget,
     prefetch_files: bool,
     slot: Option<CrawlSlot>,
+    stream_to: Option<&Store>,
 ) -> DomainCrawl {
+    let mut kept = Kept::new(stream_to);
     let options = SiteOptions {
         seen_at: OffsetDateTime::now_utc(),
         prefetch_files,
@@ -56,7 +70,7 @@ pub async fn crawl_domain(
                 )],
                 ..SiteFindings::default()
             };
-            return finish(target, options.seen_at, found, 0, Vec::new());
+            return finish(target, options.seen_at, found, 0, Vec::new(), kept);
         }
     };
 
@@ -68,19 +82,25 @@ pub async fn crawl_domain(
         },
         None => {
             let site = SiteCrawl::probe(target.probe_bases(), options);
-            drive(site, &mut session, fetcher).await
+            drive(site, &mut session, fetcher, &mut kept).await
         }
     };
     let requests = session.requests();
     let cache = session.take_cache_updates();
     drop(session);
     fetcher.forget_robots(target.origin());
-    finish(target, options.seen_at, found, requests, cache)
+    finish(target, options.seen_at, found, requests, cache, kept)
 }
 
 /// Runs the site pipeline over HTTP: every request through the session (robots.txt, the
-/// host's turn, the cache), normalising on the blocking pool, bytes kept in the blob store.
-async fn drive(mut site: SiteCrawl, session: &mut Session<'_>, fetcher: &Fetcher) -> SiteFindings {
+/// host's turn, the cache), normalising on the blocking pool, bytes kept in the blob store,
+/// finished records streamed to the store when they outgrow the budget.
+async fn drive(
+    mut site: SiteCrawl,
+    session: &mut Session<'_>,
+    fetcher: &Fetcher,
+    kept: &mut Kept<'_>,
+) -> SiteFindings {
     loop {
         match site.next_step() {
             Step::Fetch(request) => {
@@ -90,7 +110,117 @@ async fn drive(mut site: SiteCrawl, session: &mut Session<'_>, fetcher: &Fetcher
             Step::Normalize(job) => normalize(&mut site, fetcher, job).await,
             Step::Done => return site.finish(),
         }
+        kept.stream_if_full(&mut site).await;
     }
+}
+
+/// What a domain's crawl did with its finished records: the ones stored while it ran, and the
+/// report errors and count of every record, stored or not.
+struct Kept<'s> {
+    /// Where records go while the crawl runs; `None` keeps them all (and after a store
+    /// error, so that the crawl's final apply meets it and nothing is lost).
+    store: Option<&'s Store>,
+    streamed: Streamed,
+    /// Records the store refused while streaming; they go back with the rest.
+    unstored: Vec<Skill>,
+    /// How many records were taken from the pipeline.
+    taken: usize,
+    /// The report errors of the records taken, at most [`MAX_LISTED_ERRORS`].
+    errors: Vec<CrawlErrorEntry>,
+    /// How many errors of those records were not listed.
+    errors_omitted: usize,
+}
+
+impl<'s> Kept<'s> {
+    fn new(store: Option<&'s Store>) -> Kept<'s> {
+        Kept {
+            store,
+            streamed: Streamed::default(),
+            unstored: Vec::new(),
+            taken: 0,
+            errors: Vec::new(),
+            errors_omitted: 0,
+        }
+    }
+
+    /// Stores the pipeline's finished records once they outgrow the budget.
+    async fn stream_if_full(&mut self, site: &mut SiteCrawl) {
+        let Some(store) = self.store else { return };
+        let held = site.records();
+        let full =
+            held.len() >= STREAM_RECORDS || held.iter().map(weight).sum::<usize>() >= STREAM_BYTES;
+        if !full {
+            return;
+        }
+        let records = self.take(site);
+        let ids: Vec<_> = records.iter().map(|record| record.id.clone()).collect();
+        match store
+            .upsert(records.clone(), OffsetDateTime::now_utc())
+            .await
+        {
+            Ok(stats) => {
+                self.streamed.ids.extend(ids);
+                self.streamed.stats.add(stats);
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot store records while crawling; keeping them");
+                self.store = None;
+                self.unstored = records;
+            }
+        }
+    }
+
+    /// Takes the pipeline's finished records, counting them.
+    fn take(&mut self, site: &mut SiteCrawl) -> Vec<Skill> {
+        let records = site.take_records();
+        self.count(&records);
+        records
+    }
+
+    /// Counts records taken from the pipeline, noting their report errors.
+    fn count(&mut self, records: &[Skill]) {
+        self.taken += records.len();
+        for entry in records.iter().flat_map(record_errors) {
+            if self.errors.len() < MAX_LISTED_ERRORS {
+                self.errors.push(entry);
+            } else {
+                self.errors_omitted += 1;
+            }
+        }
+    }
+}
+
+/// Roughly how many bytes a record holds: its text, its frontmatter's text, its file list.
+fn weight(record: &Skill) -> usize {
+    fn text_of(value: &serde_json::Value) -> usize {
+        match value {
+            serde_json::Value::String(text) => text.len(),
+            serde_json::Value::Array(items) => items.iter().map(text_of).sum(),
+            serde_json::Value::Object(fields) => fields
+                .iter()
+                .map(|(key, value)| key.len() + text_of(value))
+                .sum(),
+            _ => 8,
+        }
+    }
+    record.body.len()
+        + record.description.len()
+        + record.title.len()
+        + record
+            .frontmatter
+            .iter()
+            .map(|(key, value)| key.len() + text_of(value))
+            .sum::<usize>()
+        + record
+            .files
+            .iter()
+            .map(|file| file.path.len() + 64)
+            .sum::<usize>()
+        + record
+            .diagnostics
+            .iter()
+            .map(|diagnostic| diagnostic.message.len() + 64)
+            .sum::<usize>()
 }
 
 /// Gets what the pipeline asked for. The specification's change detection: an artifact whose
@@ -146,18 +276,27 @@ async fn normalize(site: &mut SiteCrawl, fetcher: &Fetcher, job: Box<NormalizeJo
 fn finish(
     target: &SeedTarget,
     seen_at: OffsetDateTime,
-    found: SiteFindings,
+    mut found: SiteFindings,
     requests: usize,
     cache: Vec<(Url, Option<CacheEntry>)>,
+    mut kept: Kept<'_>,
 ) -> DomainCrawl {
+    // The records not streamed stay with the findings, the refused ones first (index order).
+    let mut records = std::mem::take(&mut kept.unstored);
+    let mut rest = std::mem::take(&mut found.records);
+    kept.count(&rest);
+    records.append(&mut rest);
+    found.records = records;
+
     let outcome = outcome(&found);
     let usable: Vec<&IndexRead> = found.indexes.iter().filter(|index| index.usable).collect();
     let mut formats: Vec<Format> = usable.iter().map(|index| index.format).collect();
     formats.dedup();
     let indexes: Vec<Url> = usable.iter().map(|index| index.url.clone()).collect();
 
-    let mut errors = report_errors(&found);
-    let errors_omitted = errors.len().saturating_sub(MAX_LISTED_ERRORS);
+    let mut errors = site_errors(&found);
+    errors.append(&mut kept.errors);
+    let errors_omitted = errors.len().saturating_sub(MAX_LISTED_ERRORS) + kept.errors_omitted;
     errors.truncate(MAX_LISTED_ERRORS);
 
     let mut diagnostics = found.notes.clone();
@@ -171,7 +310,7 @@ fn finish(
         outcome,
         formats,
         indexes,
-        skills: found.records.len(),
+        skills: kept.taken,
         requests,
         errors,
         errors_omitted,
@@ -182,6 +321,7 @@ fn finish(
     DomainCrawl {
         status,
         found,
+        streamed: kept.streamed,
         cache,
     }
 }
@@ -217,10 +357,9 @@ fn outcome(found: &SiteFindings) -> Outcome {
     }
 }
 
-/// The report's errors: every failed request, every index error, and every record diagnostic
-/// that agent clients would also reject (the lenient verdict); a record's strict-only findings
-/// stay on the record, where `validate` and the API show them.
-fn report_errors(found: &SiteFindings) -> Vec<CrawlErrorEntry> {
+/// The report's errors of the site: every failed request and every index error (the records'
+/// come from [`record_errors`]).
+fn site_errors(found: &SiteFindings) -> Vec<CrawlErrorEntry> {
     let mut errors: Vec<CrawlErrorEntry> = found
         .failures
         .iter()
@@ -238,16 +377,22 @@ fn report_errors(found: &SiteFindings) -> Vec<CrawlErrorEntry> {
             }
         }
     }
-    for record in &found.records {
-        for diagnostic in &record.diagnostics {
-            if diagnostic.severity_for(VerdictKind::Lenient) == Severity::Error {
-                let mut entry = entry_of(diagnostic, &record.source_url);
-                entry.record = Some(record.id.clone());
-                errors.push(entry);
-            }
-        }
-    }
     errors
+}
+
+/// The report's errors of a record: every diagnostic that agent clients would also reject
+/// (the lenient verdict); its strict-only findings stay on the record, where `validate` and
+/// the API show them.
+fn record_errors(record: &Skill) -> impl Iterator<Item = CrawlErrorEntry> + '_ {
+    record
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.severity_for(VerdictKind::Lenient) == Severity::Error)
+        .map(|diagnostic| {
+            let mut entry = entry_of(diagnostic, &record.source_url);
+            entry.record = Some(record.id.clone());
+            entry
+        })
 }
 
 fn entry_of(diagnostic: &Diagnostic, url: &Url) -> CrawlErrorEntry {

@@ -1,92 +1,129 @@
 //! How a domain's crawl changes its stored records: the rule every backend applies in
-//! [`RecordStore::apply`](crate::RecordStore::apply), written once.
+//! [`RecordStore::apply`](crate::RecordStore::apply) and
+//! [`RecordStore::upsert`](crate::RecordStore::upsert), written once.
+//!
+//! The rule works record by record, so that a backend never needs a domain's records in
+//! memory at once: [`plan_record`] decides the write for one fresh record given the stored
+//! one (a point read), and [`Tombstones`] decides, from a stored record's id, index and state
+//! alone, whether it vanished. Backends read a domain's stored records one at a time for the
+//! second step (a domain may hold thousands of large skills).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use formats::{Skill, SkillId};
+use serde::Deserialize;
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::types::{ApplyStats, DomainStatus, StoredRecord};
+use crate::types::{ApplyStats, DomainUpdate, StoredRecord};
 
-/// What applying a domain's crawl writes.
-#[derive(Debug, Default)]
-pub(crate) struct Plan {
-    /// New and changed records and new tombstones: each gets the next change number.
-    pub(crate) changes: Vec<StoredRecord>,
-    /// Records seen again unchanged: rewritten with the new `last_seen` (DESIGN.md §2: the
-    /// latest crawl that saw it, changed or not) but keeping their change number, so readers
-    /// of the change log are not told of a change that did not happen.
-    pub(crate) seen: Vec<StoredRecord>,
-    /// What changed, counted.
-    pub(crate) stats: ApplyStats,
+/// What to write for one fresh record.
+#[derive(Debug)]
+pub(crate) enum RecordWrite {
+    /// A new or changed record, or one back from a tombstone: it gets the next change number.
+    Change(StoredRecord),
+    /// A record seen again unchanged: rewritten with the new `last_seen` (DESIGN.md §2: the
+    /// latest crawl that saw it, changed or not) but keeping its change number, so readers of
+    /// the change log are not told of a change that did not happen.
+    Seen(StoredRecord),
+    /// Nothing to write (seen again, and not later than the stored `last_seen`).
+    Nothing,
 }
 
-/// Decides which records of a domain to write: new and changed ones (keeping `first_seen`),
-/// unchanged ones with their new `last_seen`, and tombstones for the ones that vanished from
-/// an index read in this crawl.
-pub(crate) fn plan_domain(
-    status: &DomainStatus,
-    fresh: Vec<Skill>,
-    existing: Vec<StoredRecord>,
+/// Decides the write for one fresh record, given its stored version; counts it in `stats`.
+/// A changed record keeps its `first_seen`.
+pub(crate) fn plan_record(
+    previous: Option<StoredRecord>,
+    mut skill: Skill,
     now: OffsetDateTime,
-) -> Plan {
-    let read_indexes: BTreeSet<&str> = status.indexes.iter().map(Url::as_str).collect();
-    let fresh_ids: BTreeSet<String> = fresh.iter().map(|skill| skill.id.to_string()).collect();
-    let mut stats = ApplyStats::default();
-    let mut writes: Vec<StoredRecord> = Vec::new();
-    let mut seen: Vec<StoredRecord> = Vec::new();
-
-    let by_id: HashMap<&SkillId, &StoredRecord> = existing
-        .iter()
-        .map(|record| (&record.skill.id, record))
-        .collect();
-    for mut skill in fresh {
-        let previous = by_id.get(&skill.id).copied();
-        match previous {
-            Some(old) if !old.is_tombstone() && same_content(&old.skill, &skill) => {
-                stats.unchanged += 1;
-                if skill.last_seen > old.skill.last_seen {
-                    let mut again = old.clone();
-                    again.skill.last_seen = skill.last_seen;
-                    seen.push(again);
-                }
-                continue;
+    stats: &mut ApplyStats,
+) -> RecordWrite {
+    match previous {
+        Some(old) if !old.is_tombstone() && same_content(&old.skill, &skill) => {
+            stats.unchanged += 1;
+            if skill.last_seen <= old.skill.last_seen {
+                return RecordWrite::Nothing;
             }
-            Some(old) if !old.is_tombstone() => {
-                skill.first_seen = old.skill.first_seen;
-                skill.last_changed = now;
+            let mut again = old;
+            again.skill.last_seen = skill.last_seen;
+            return RecordWrite::Seen(again);
+        }
+        Some(old) => {
+            skill.first_seen = old.skill.first_seen;
+            skill.last_changed = now;
+            if old.is_tombstone() {
+                stats.added += 1;
+            } else {
                 stats.updated += 1;
             }
-            Some(old) => {
-                skill.first_seen = old.skill.first_seen;
-                skill.last_changed = now;
-                stats.added += 1;
-            }
-            None => stats.added += 1,
         }
-        writes.push(StoredRecord {
-            skill,
-            removed_at: None,
-            seq: 0,
-        });
+        None => stats.added += 1,
     }
-    for old in existing {
-        let id = old.skill.id.to_string();
-        let from_read_index = read_indexes.contains(old.skill.index_url.as_str());
-        if old.is_tombstone() || fresh_ids.contains(&id) || !from_read_index {
-            continue;
+    RecordWrite::Change(StoredRecord {
+        skill,
+        removed_at: None,
+        seq: 0,
+    })
+}
+
+/// Which stored records of a domain its crawl removes: a live record that came from an index
+/// read in this crawl and that the crawl did not produce (neither in `fresh` nor streamed).
+/// Records of indexes that could not be read this time are left alone.
+#[derive(Debug)]
+pub(crate) struct Tombstones {
+    read_indexes: BTreeSet<String>,
+    kept: BTreeSet<SkillId>,
+}
+
+impl Tombstones {
+    /// The rule for `update` (call it before `update.fresh` is consumed).
+    pub(crate) fn of(update: &DomainUpdate) -> Tombstones {
+        let mut kept = update.streamed.ids.clone();
+        kept.extend(update.fresh.iter().map(|skill| skill.id.clone()));
+        Tombstones {
+            read_indexes: update
+                .status
+                .indexes
+                .iter()
+                .map(|url| url.as_str().to_owned())
+                .collect(),
+            kept,
         }
-        stats.removed += 1;
-        writes.push(StoredRecord {
-            removed_at: Some(now),
-            ..old
-        });
     }
-    Plan {
-        changes: writes,
-        seen,
-        stats,
+
+    /// True when the stored record `head` describes becomes a tombstone.
+    pub(crate) fn removes(&self, head: &RecordHead) -> bool {
+        head.removed_at.is_none()
+            && self.read_indexes.contains(head.skill.index_url.as_str())
+            && !self.kept.contains(&head.skill.id)
+    }
+}
+
+/// The parts of a stored record the removal rule reads; decoding only these skips the body.
+#[derive(Debug, Deserialize)]
+pub(crate) struct RecordHead {
+    pub(crate) skill: SkillHead,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub(crate) removed_at: Option<OffsetDateTime>,
+}
+
+/// See [`RecordHead`].
+#[derive(Debug, Deserialize)]
+pub(crate) struct SkillHead {
+    pub(crate) id: SkillId,
+    pub(crate) index_url: Url,
+}
+
+/// Turns a live record into its tombstone, counting it.
+pub(crate) fn tombstone(
+    old: StoredRecord,
+    now: OffsetDateTime,
+    stats: &mut ApplyStats,
+) -> StoredRecord {
+    stats.removed += 1;
+    StoredRecord {
+        removed_at: Some(now),
+        ..old
     }
 }
 

@@ -7,13 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use formats::Domain;
+use formats::{Domain, Skill};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::apply::plan_domain;
+use crate::apply::{RecordHead, RecordWrite, Tombstones, plan_record, tombstone};
 use crate::types::{ApplyStats, CacheEntry, DomainStatus, DomainUpdate, StoreError, StoredRecord};
 use crate::{HttpCacheStore, RecordStore};
 
@@ -110,15 +110,76 @@ impl EmbeddedStore {
         serde_json::to_vec(value).map_err(|error| self.corrupt(what, &error))
     }
 
+    fn read_record(
+        &self,
+        table: &impl ReadableTable<&'static str, &'static [u8]>,
+        id: &str,
+    ) -> Result<Option<StoredRecord>, StoreError> {
+        let Some(bytes) = table.get(id).map_err(|e| self.error(e))? else {
+            return Ok(None);
+        };
+        self.decode(id, bytes.value()).map(Some)
+    }
+
+    /// Writes what [`plan_record`] decided; a change gets the next change number.
+    fn write_record(
+        &self,
+        records: &mut redb::Table<'_, &'static str, &'static [u8]>,
+        changes: &mut redb::Table<'_, u64, &'static str>,
+        seq: &mut u64,
+        write: RecordWrite,
+    ) -> Result<(), StoreError> {
+        let (mut record, logged) = match write {
+            RecordWrite::Nothing => return Ok(()),
+            RecordWrite::Seen(record) => (record, false),
+            RecordWrite::Change(record) => (record, true),
+        };
+        if logged {
+            *seq += 1;
+            record.seq = *seq;
+        }
+        let id = record.skill.id.to_string();
+        let bytes = self.encode(&id, &record)?;
+        records
+            .insert(id.as_str(), bytes.as_slice())
+            .map_err(|e| self.error(e))?;
+        if logged {
+            changes
+                .insert(*seq, id.as_str())
+                .map_err(|e| self.error(e))?;
+        }
+        Ok(())
+    }
+
+    /// Returns the ids of `domain`'s stored records that `rule` removes, reading one record
+    /// head at a time.
+    fn vanished(
+        &self,
+        table: &impl ReadableTable<&'static str, &'static [u8]>,
+        domain: &Domain,
+        rule: &Tombstones,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut out = Vec::new();
+        let (start, end) = domain_range(domain);
+        for entry in table
+            .range(start.as_str()..end.as_str())
+            .map_err(|e| self.error(e))?
+        {
+            let (key, value) = entry.map_err(|e| self.error(e))?;
+            let head: RecordHead = self.decode(key.value(), value.value())?;
+            if rule.removes(&head) {
+                out.push(key.value().to_owned());
+            }
+        }
+        Ok(out)
+    }
+
     fn read_records_of(
         &self,
         table: &impl ReadableTable<&'static str, &'static [u8]>,
         domain: &Domain,
     ) -> Result<Vec<StoredRecord>, StoreError> {
-        let prefix = format!("{domain}/");
-        // Ids sort by domain first; '0' is the character after '/', so this range holds
-        // exactly the ids that start with `{domain}/`.
-        let end = format!("{domain}0");
+        let (prefix, end) = domain_range(domain);
         let mut out = Vec::new();
         for entry in table
             .range(prefix.as_str()..end.as_str())
@@ -136,10 +197,7 @@ impl RecordStore for EmbeddedStore {
     fn record(&self, id: &str) -> Result<Option<StoredRecord>, StoreError> {
         let txn = self.db.begin_read().map_err(|e| self.error(e))?;
         let table = txn.open_table(RECORDS).map_err(|e| self.error(e))?;
-        let Some(bytes) = table.get(id).map_err(|e| self.error(e))? else {
-            return Ok(None);
-        };
-        self.decode(id, bytes.value()).map(Some)
+        self.read_record(&table, id)
     }
 
     /// Returns every record of `domain`, tombstones included, in id order.
@@ -202,26 +260,23 @@ impl RecordStore for EmbeddedStore {
             let mut seq = last.map_or(0, |(seq, _)| seq.value());
 
             for update in updates {
-                let existing = self.read_records_of(&records, &update.status.domain)?;
-                let plan = plan_domain(&update.status, update.fresh, existing, now);
-                for record in &plan.seen {
-                    let id = record.skill.id.to_string();
-                    let bytes = self.encode(&id, record)?;
-                    records
-                        .insert(id.as_str(), bytes.as_slice())
-                        .map_err(|e| self.error(e))?;
+                let rule = Tombstones::of(&update);
+                let mut stats = update.streamed.stats;
+                for skill in update.fresh {
+                    let previous = self.read_record(&records, &skill.id.to_string())?;
+                    let write = plan_record(previous, skill, now, &mut stats);
+                    self.write_record(&mut records, &mut changes, &mut seq, write)?;
                 }
-                for mut record in plan.changes {
-                    seq += 1;
-                    record.seq = seq;
-                    let id = record.skill.id.to_string();
-                    let bytes = self.encode(&id, &record)?;
-                    records
-                        .insert(id.as_str(), bytes.as_slice())
-                        .map_err(|e| self.error(e))?;
-                    changes
-                        .insert(seq, id.as_str())
-                        .map_err(|e| self.error(e))?;
+                for id in self.vanished(&records, &update.status.domain, &rule)? {
+                    if let Some(old) = self.read_record(&records, &id)? {
+                        let gone = tombstone(old, now, &mut stats);
+                        self.write_record(
+                            &mut records,
+                            &mut changes,
+                            &mut seq,
+                            RecordWrite::Change(gone),
+                        )?;
+                    }
                 }
                 let encoded_status = self.encode("domain status", &update.status)?;
                 domains
@@ -240,13 +295,32 @@ impl RecordStore for EmbeddedStore {
                         }
                     }
                 }
-                all_stats.push(plan.stats);
+                all_stats.push(stats);
             }
         }
         // Dropping the transaction on an error above aborts it: a batch is stored whole or
         // not at all.
         txn.commit().map_err(|e| self.error(e))?;
         Ok(all_stats)
+    }
+
+    /// Stores records of a domain whose crawl is still running, in one transaction.
+    fn upsert(&self, fresh: Vec<Skill>, now: OffsetDateTime) -> Result<ApplyStats, StoreError> {
+        let txn = self.db.begin_write().map_err(|e| self.error(e))?;
+        let mut stats = ApplyStats::default();
+        {
+            let mut changes = txn.open_table(CHANGES).map_err(|e| self.error(e))?;
+            let mut records = txn.open_table(RECORDS).map_err(|e| self.error(e))?;
+            let last = changes.last().map_err(|e| self.error(e))?;
+            let mut seq = last.map_or(0, |(seq, _)| seq.value());
+            for skill in fresh {
+                let previous = self.read_record(&records, &skill.id.to_string())?;
+                let write = plan_record(previous, skill, now, &mut stats);
+                self.write_record(&mut records, &mut changes, &mut seq, write)?;
+            }
+        }
+        txn.commit().map_err(|e| self.error(e))?;
+        Ok(stats)
     }
 
     /// Returns the status of `domain`, if it was ever crawled.
@@ -315,6 +389,12 @@ impl HttpCacheStore for EmbeddedStore {
             Ok(())
         })
     }
+}
+
+/// The key range of `domain`'s record ids. Ids sort by domain first; '0' is the character
+/// after '/', so the range holds exactly the ids that start with `{domain}/`.
+fn domain_range(domain: &Domain) -> (String, String) {
+    (format!("{domain}/"), format!("{domain}0"))
 }
 
 #[cfg(test)]

@@ -35,7 +35,8 @@
 //!   (the search index, `/v1/changes`) see every change exactly once and in order.
 //! - Writes come in batches ([`RecordStore::apply`] takes many domains), and reads that can
 //!   grow with the web come in pages ([`RecordStore::changes_after`],
-//!   [`RecordStore::domains_after`]); one domain's records are bounded by its index.
+//!   [`RecordStore::domains_after`]); no write reads a domain's records all at once, and a
+//!   crawl streams a large domain's records in several [`RecordStore::upsert`] calls.
 //! - No backend type (redb's or another) appears in a signature of this crate.
 
 mod apply;
@@ -57,7 +58,7 @@ pub use embedded::{EmbeddedStore, STORE_FILE};
 pub use report::{CrawlReport, DomainReport, Totals};
 pub use types::{
     ApplyStats, CacheEntry, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, StoreError,
-    StoredRecord,
+    StoredRecord, Streamed,
 };
 
 /// How many domain statuses one page of [`Store::domains`] reads.
@@ -80,10 +81,15 @@ pub trait RecordStore: Send + Sync + Debug {
 
     /// Stores the results of crawling several domains, with their HTTP cache updates, in one
     /// transaction: a batch is stored whole or not at all. For each domain, `fresh` holds
-    /// the records built in this crawl and `status.indexes` the index URLs read successfully;
-    /// a stored live record of the domain that came from one of those indexes and is not in
-    /// `fresh` becomes a tombstone, and records of indexes that could not be read this time
-    /// are left alone. The statistics come back in the order of `updates`.
+    /// the records built in this crawl and not yet stored, `streamed` the ids of those stored
+    /// during the crawl ([`RecordStore::upsert`]), and `status.indexes` the index URLs read
+    /// successfully; a stored live record of the domain that came from one of those indexes
+    /// and is in neither becomes a tombstone, and records of indexes that could not be read
+    /// this time are left alone. The statistics (the streamed counts included) come back in
+    /// the order of `updates`.
+    ///
+    /// A backend reads the domain's stored records one at a time (or their ids and indexes
+    /// only), never all at once: a domain may hold thousands of large skills.
     fn apply(
         &self,
         updates: Vec<DomainUpdate>,
@@ -100,11 +106,24 @@ pub trait RecordStore: Send + Sync + Debug {
         let update = DomainUpdate {
             status: status.clone(),
             fresh,
+            streamed: Streamed::default(),
             cache: Vec::new(),
         };
         let mut stats = self.apply(vec![update], now)?;
         Ok(stats.pop().unwrap_or_default())
     }
+
+    /// Stores records of a domain whose crawl is still running, in one transaction: each new
+    /// or changed record gets the next change number and an unchanged one its new
+    /// `last_seen`, by the same rule as [`RecordStore::apply`]; nothing is removed and the
+    /// domain's status is untouched. The crawl names these records in the
+    /// [`DomainUpdate::streamed`] of its final `apply`, which removes what vanished. If the
+    /// crawl never ends (interrupted), the records stay stored and nothing is removed.
+    fn upsert(
+        &self,
+        fresh: Vec<formats::Skill>,
+        now: OffsetDateTime,
+    ) -> Result<ApplyStats, StoreError>;
 
     /// Returns the status of `domain`, if it was ever crawled.
     fn domain(&self, domain: &Domain) -> Result<Option<DomainStatus>, StoreError>;
@@ -228,6 +247,15 @@ impl Store {
         let status = status.clone();
         self.run(move |backend| backend.apply_domain(&status, fresh, now))
             .await
+    }
+
+    /// Stores records of a domain whose crawl is still running (see [`RecordStore::upsert`]).
+    pub async fn upsert(
+        &self,
+        fresh: Vec<formats::Skill>,
+        now: OffsetDateTime,
+    ) -> Result<ApplyStats, StoreError> {
+        self.run(move |backend| backend.upsert(fresh, now)).await
     }
 
     /// Returns the status of `domain`, if it was ever crawled.

@@ -1,5 +1,7 @@
 //! The values the store keeps and hands out, whatever the backend.
 
+use std::collections::BTreeSet;
+
 use formats::{Diagnostic, Digest, Domain, Format, Skill, SkillId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -151,13 +153,38 @@ pub struct ApplyStats {
     pub unchanged: usize,
 }
 
+impl ApplyStats {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: ApplyStats) {
+        self.added += other.added;
+        self.updated += other.updated;
+        self.removed += other.removed;
+        self.unchanged += other.unchanged;
+    }
+}
+
 /// One domain's crawl, as the store takes it.
 #[derive(Debug, Clone)]
 pub struct DomainUpdate {
     /// The domain's status after the crawl.
     pub status: DomainStatus,
-    /// The records built in this crawl.
+    /// The records built in this crawl and not stored yet.
     pub fresh: Vec<Skill>,
+    /// The records of this crawl that were stored while it ran
+    /// ([`RecordStore::upsert`](crate::RecordStore::upsert)).
+    pub streamed: Streamed,
     /// HTTP cache entries to store (`Some`) or forget (`None`).
     pub cache: Vec<(Url, Option<CacheEntry>)>,
+}
+
+/// The records of a domain's crawl stored while it ran, so that a domain of many large skills
+/// is never held in memory whole: the ids tell the crawl's final
+/// [`RecordStore::apply`](crate::RecordStore::apply) that they were seen, and their counts
+/// join the domain's.
+#[derive(Debug, Clone, Default)]
+pub struct Streamed {
+    /// The ids of the records stored.
+    pub ids: BTreeSet<SkillId>,
+    /// What storing them changed.
+    pub stats: ApplyStats,
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use formats::index;
 use formats::normalize::{self, Fetched, Source};
 use formats::{Digest, Domain, Format, Skill};
-use store::{ApplyStats, CacheEntry, DomainStatus, Outcome, Store};
+use store::{ApplyStats, CacheEntry, DomainStatus, DomainUpdate, Outcome, Store, Streamed};
 use time::OffsetDateTime;
 use time::macros::datetime;
 use url::Url;
@@ -213,8 +213,77 @@ pub(crate) async fn domains_come_in_pages(store: Store) {
     assert_eq!(store.domains().await.unwrap().len(), 3);
 }
 
+/// A crawl that streams part of a domain's records (`upsert` while it runs) ends like one
+/// that handed them all over at the end: the streamed records are not removed, their counts
+/// join the domain's, and what vanished from the index still becomes a tombstone.
+pub(crate) async fn streamed_records_count_as_seen(store: Store) {
+    let first = skills(&[("alpha", "A."), ("beta", "B."), ("gamma", "C.")], T1);
+    store
+        .apply_domain(&status(T1, vec![index_url()]), first, T1)
+        .await
+        .unwrap();
+
+    // The second crawl streams alpha (unchanged) and beta (changed), then ends with delta
+    // (new); gamma is gone from the index.
+    let mut second = skills(
+        &[("alpha", "A."), ("beta", "B, changed."), ("delta", "D.")],
+        T2,
+    );
+    let delta = second.pop().unwrap();
+    let streamed_stats = store.upsert(second.clone(), T2).await.unwrap();
+    assert_eq!(
+        (
+            streamed_stats.added,
+            streamed_stats.updated,
+            streamed_stats.unchanged
+        ),
+        (0, 1, 1)
+    );
+    // Nothing is removed while the crawl runs.
+    let gamma = store.record("example.test/gamma").await.unwrap().unwrap();
+    assert!(!gamma.is_tombstone());
+
+    let update = DomainUpdate {
+        status: status(T2, vec![index_url()]),
+        fresh: vec![delta],
+        streamed: Streamed {
+            ids: second.iter().map(|skill| skill.id.clone()).collect(),
+            stats: streamed_stats,
+        },
+        cache: Vec::new(),
+    };
+    let stats = store.apply(vec![update], T2).await.unwrap();
+    assert_eq!(
+        (
+            stats[0].added,
+            stats[0].updated,
+            stats[0].removed,
+            stats[0].unchanged
+        ),
+        (1, 1, 1, 1)
+    );
+    let alpha = store.record("example.test/alpha").await.unwrap().unwrap();
+    assert!(!alpha.is_tombstone());
+    assert_eq!(alpha.skill.last_seen, T2);
+    assert_eq!(alpha.seq, 1, "an unchanged record logs no change");
+    let beta = store.record("example.test/beta").await.unwrap().unwrap();
+    assert!(!beta.is_tombstone());
+    assert_eq!(beta.skill.description, "B, changed.");
+    let gamma = store.record("example.test/gamma").await.unwrap().unwrap();
+    assert_eq!(gamma.removed_at, Some(T2));
+    assert!(store.record("example.test/delta").await.unwrap().is_some());
+    // Three upserts at T1, then beta, delta and gamma's tombstone.
+    assert_eq!(store.last_seq().await.unwrap(), 6);
+}
+
 mod embedded {
     use super::*;
+
+    #[tokio::test]
+    async fn streamed_records_count_as_seen() {
+        let dir = tempdir();
+        super::streamed_records_count_as_seen(Store::open(&dir).unwrap()).await;
+    }
 
     #[tokio::test]
     async fn incremental_crawls_keep_history_and_tombstones() {

@@ -447,6 +447,136 @@ async fn an_index_read_is_ok_whatever_became_of_its_entries() {
     }
 }
 
+// A domain listing many large skills is never held whole: its finished records go to the
+// store while it is crawled, and the crawl's end counts them as seen (nothing streamed becomes
+// a tombstone; what left the index does). See: the hardening issue, per-domain budget.
+#[tokio::test]
+async fn a_domain_of_many_large_skills_streams_its_records_to_the_store() {
+    use crawler::crawl::domain::STREAM_RECORDS;
+    use crawler::fetch::{Fetcher, HttpCache};
+    use std::sync::atomic::AtomicBool;
+
+    const SKILLS: usize = 300;
+    // Past the record budget once; the byte budget is the same rule (`weight`), and the
+    // crawl benchmark (`--hostile`) crawls 1 MiB skills against it.
+    let body = |n: usize| format!("---\nname: s{n}\ndescription: Skill {n}.\n---\nDo the step.\n");
+    let listed = Arc::new(AtomicUsize::new(SKILLS));
+    let index = {
+        let listed = Arc::clone(&listed);
+        move || {
+            let entries: Vec<String> = (0..listed.load(Ordering::SeqCst))
+                .map(|n| {
+                    format!(
+                        r#"{{"name": "s{n}", "description": "Skill {n}.", "files": ["SKILL.md"]}}"#
+                    )
+                })
+                .collect();
+            format!(r#"{{"skills": [{}]}}"#, entries.join(","))
+        }
+    };
+    let served_late = Arc::new(AtomicBool::new(false));
+    let server = {
+        let served_late = Arc::clone(&served_late);
+        hostile_server(move |request| {
+            if request.path == LEGACY_INDEX {
+                return Reply::json(index());
+            }
+            let Some(n) = request
+                .path
+                .strip_prefix("/.well-known/skills/s")
+                .and_then(|rest| rest.strip_suffix("/SKILL.md"))
+                .and_then(|n| n.parse::<usize>().ok())
+            else {
+                return Reply::not_found();
+            };
+            if n == SKILLS - 1 {
+                served_late.store(true, Ordering::SeqCst);
+            }
+            Reply::ok(body(n))
+        })
+        .await
+    };
+    let data = Data::new();
+    let fetcher = Fetcher::new(
+        test_config(&server).fetch,
+        Some(HttpCache {
+            store: Arc::clone(&data.store),
+            blobs: data.blobs.clone(),
+        }),
+    )
+    .unwrap();
+    let target = format!("http://{HOSTILE}").parse().unwrap();
+    let crawled =
+        crawler::crawl::crawl_domain(&fetcher, &target, false, None, Some(&data.store)).await;
+
+    // Part of the records were stored while the domain was crawled; the rest are held, fewer
+    // than either budget allows.
+    assert!(served_late.load(Ordering::SeqCst));
+    let held = crawled.found.records.len();
+    let streamed = crawled.streamed.ids.len();
+    assert_eq!(held + streamed, SKILLS);
+    assert_eq!(streamed, STREAM_RECORDS);
+    assert_eq!(held, SKILLS - STREAM_RECORDS);
+    assert_eq!(crawled.status.skills, SKILLS);
+    assert_eq!(crawled.streamed.stats.added, streamed);
+    assert!(
+        data.store
+            .record(&format!("{HOSTILE}/s0"))
+            .await
+            .unwrap()
+            .is_some()
+    );
+
+    // The crawl's end: every record stored once, counts whole.
+    let update = store::DomainUpdate {
+        status: crawled.status,
+        fresh: crawled.found.records,
+        streamed: crawled.streamed,
+        cache: crawled.cache,
+    };
+    let stats = data
+        .store
+        .apply(vec![update], time::OffsetDateTime::now_utc())
+        .await
+        .unwrap();
+    assert_eq!((stats[0].added, stats[0].removed), (SKILLS, 0));
+
+    // Crawled again, unchanged: nothing added or removed.
+    let report = data.crawl(test_config(&server), &[HOSTILE]).await;
+    let line = domain(&report, HOSTILE);
+    assert_eq!(line.skills, SKILLS);
+    assert_eq!((line.changes.added, line.changes.removed), (0, 0));
+    assert_eq!(line.changes.unchanged, SKILLS);
+    let records = data
+        .store
+        .records_of(&HOSTILE.parse().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(records.len(), SKILLS);
+    assert!(records.iter().all(|record| !record.is_tombstone()));
+
+    // A later crawl of a shorter index removes what left it, streamed or not.
+    listed.store(100, Ordering::SeqCst);
+    let report = data.crawl(test_config(&server), &[HOSTILE]).await;
+    let line = domain(&report, HOSTILE);
+    assert_eq!(
+        (line.skills, line.changes.removed, line.changes.unchanged),
+        (100, 200, 100)
+    );
+    let records = data
+        .store
+        .records_of(&HOSTILE.parse().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        records
+            .iter()
+            .filter(|record| record.is_tombstone())
+            .count(),
+        200
+    );
+}
+
 // --- Slow, lying and huge responses -------------------------------------------------------
 
 // The host accepted connections and then timed out: it was reached, so the outcome is

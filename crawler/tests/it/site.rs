@@ -41,7 +41,7 @@ async fn a_tree_read_from_disk_and_crawled_from_loopback_gives_identical_records
     for host in hosts {
         let target: SeedTarget = format!("http://{host}").parse().unwrap();
         // `validate URL` crawls this way: every file a v0.1 index lists is fetched too.
-        let crawled = crawl_domain(&fetcher, &target, true, None).await;
+        let crawled = crawl_domain(&fetcher, &target, true, None, None).await;
         // The disk site stands at the origin the server was crawled at, so that URLs (and the
         // ids, sources and index URLs built from them) are comparable.
         let site = DiskSite::with_base(web.join(host), target.origin().clone()).unwrap();
