@@ -53,6 +53,8 @@ mod metrics;
 mod progress;
 mod routes;
 mod state;
+#[cfg(test)]
+mod testing;
 mod web;
 pub mod wire;
 

@@ -12,6 +12,7 @@ use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 
 use crate::error::{Error, Result};
 use crate::query::{MAX_INDEXED_PREFIX_CHARS, MIN_PREFIX_CHARS};
+use crate::results::Listed;
 use crate::schema::Fields;
 use crate::tokenizer::key;
 
@@ -79,6 +80,11 @@ pub(crate) fn to_document(
         doc.add_text(fields.license, license.trim().to_lowercase());
     }
     doc.add_text(fields.record, record);
+    let listed = serde_json::to_vec(&Listed::of(skill)).map_err(|error| Error::CorruptRecord {
+        id: skill.id.to_string(),
+        message: error.to_string(),
+    })?;
+    doc.add_bytes(fields.listed, &listed);
     Ok(doc)
 }
 

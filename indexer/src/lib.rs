@@ -73,7 +73,9 @@ pub use request::{
     ANY_VERDICT, Caller, DEFAULT_LIMIT, DEFAULT_VERDICTS, Filters, ListRequest, MAX_FACET_VALUES,
     MAX_LIMIT, MAX_OFFSET, SearchRequest,
 };
-pub use results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults, Snippet};
+pub use results::{
+    FacetCounts, Facets, ListPage, Listed, MAX_LISTED_CHARS, SearchHit, SearchResults, Snippet,
+};
 pub use schema::SCHEMA_VERSION;
 pub use search::SearchIndex;
 pub use sync::{SyncStats, sync};

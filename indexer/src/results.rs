@@ -182,11 +182,65 @@ pub struct SearchResults {
     pub took_ms: u64,
 }
 
+/// The most characters of a description or title a [`Listed`] record carries (the
+/// agent-skills limit on descriptions); the record itself keeps the whole text.
+pub const MAX_LISTED_CHARS: usize = 1024;
+
+/// A record as a listing shows it: the fields of a listing entry and none of the body,
+/// frontmatter or files, so that a page of listings costs kilobytes whatever the skills hold.
+/// A description or title longer than [`MAX_LISTED_CHARS`] is cut, ending in `…`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Listed {
+    /// `{domain}/{name}`.
+    pub id: SkillId,
+    /// The publishing domain.
+    pub domain: Domain,
+    /// The slug.
+    pub name: Slug,
+    /// The human name.
+    pub title: String,
+    /// The description (cut at [`MAX_LISTED_CHARS`]).
+    pub description: String,
+    /// The protocol that published it.
+    pub format: Format,
+    /// `skill` for agent-skills, else skill-sharing's capability type.
+    pub capability_type: String,
+    /// Who may see the skill.
+    pub access: Access,
+    /// The version, when known.
+    pub version: Option<String>,
+}
+
+impl Listed {
+    /// Returns the listing view of `skill`.
+    pub fn of(skill: &Skill) -> Listed {
+        Listed {
+            id: skill.id.clone(),
+            domain: skill.domain.clone(),
+            name: skill.name.clone(),
+            title: cut(&skill.title),
+            description: cut(&skill.description),
+            format: skill.format,
+            capability_type: skill.capability_type.clone(),
+            access: skill.access,
+            version: skill.version.clone(),
+        }
+    }
+}
+
+/// Cuts `text` to [`MAX_LISTED_CHARS`] characters, the last being `…` when it was longer.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(MAX_LISTED_CHARS - 1) {
+        Some((end, _)) if text[end..].chars().nth(1).is_some() => format!("{}…", &text[..end]),
+        _ => text.to_owned(),
+    }
+}
+
 /// One page of a listing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ListPage {
-    /// The records, in id order.
-    pub records: Vec<Skill>,
+    /// The records, in id order, as listings show them.
+    pub records: Vec<Listed>,
     /// The cursor of the next page; `None` on the last one.
     pub next_cursor: Option<String>,
 }

@@ -9,7 +9,7 @@ use crate::tokenizer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// The schema's version. Bump it whenever the fields, their analysis or the stored record
 /// change: an index written with another version is rebuilt from the crawl store.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Field names, shared by the schema, documents and the collectors that read fast fields.
 pub(crate) mod names {
@@ -31,6 +31,7 @@ pub(crate) mod names {
     pub(crate) const LICENSE: &str = "license";
     pub(crate) const VERDICT: &str = "verdict";
     pub(crate) const RECORD: &str = "record";
+    pub(crate) const LISTED: &str = "listed";
 }
 
 /// The field handles of the schema, resolved once.
@@ -73,6 +74,9 @@ pub(crate) struct Fields {
     pub(crate) verdict: Field,
     /// The whole record as JSON, for lossless read-back.
     pub(crate) record: Field,
+    /// The record's listing view ([`crate::Listed`]) as JSON, a fast (column) field: a
+    /// listing reads it without loading the stored record, body and all.
+    pub(crate) listed: Field,
 }
 
 /// Returns the schema and its field handles.
@@ -121,6 +125,7 @@ pub(crate) fn build() -> (Schema, Fields) {
         license: builder.add_text_field(names::LICENSE, exact.clone()),
         verdict: builder.add_text_field(names::VERDICT, exact),
         record: builder.add_text_field(names::RECORD, STORED),
+        listed: builder.add_bytes_field(names::LISTED, FAST),
     };
     (builder.build(), fields)
 }
@@ -151,11 +156,18 @@ mod tests {
             (names::LICENSE, fields.license),
             (names::VERDICT, fields.verdict),
             (names::RECORD, fields.record),
+            (names::LISTED, fields.listed),
         ] {
             assert_eq!(schema.get_field(name).unwrap(), field, "{name}");
         }
         // The facet fields are fast, so the collector can count them.
-        for name in [names::ACCESS, names::TAG, names::ID, names::NAME_KEY] {
+        for name in [
+            names::ACCESS,
+            names::TAG,
+            names::ID,
+            names::NAME_KEY,
+            names::LISTED,
+        ] {
             let entry = schema.get_field_entry(schema.get_field(name).unwrap());
             assert!(entry.is_fast(), "{name}");
         }

@@ -5,6 +5,8 @@
 //! access field again, so a `private` record never reaches hits, totals, facet counts,
 //! [`SearchIndex::get`] or [`SearchIndex::list`].
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,6 +14,7 @@ use std::time::Instant;
 
 use formats::{Access, Skill};
 use tantivy::collector::TopDocs;
+use tantivy::columnar::BytesColumn;
 use tantivy::query::{
     BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery, TermSetQuery,
 };
@@ -25,7 +28,7 @@ use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse};
 use crate::request::{
     ANY_VERDICT, Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest,
 };
-use crate::results::{FacetCounts, Facets, ListPage, SearchHit, SearchResults};
+use crate::results::{FacetCounts, Facets, ListPage, Listed, SearchHit, SearchResults};
 use crate::schema::{Fields, SCHEMA_VERSION, names};
 use crate::snippet::Snippets;
 use crate::writer::CommitPayload;
@@ -123,6 +126,22 @@ impl SearchIndex {
     /// Returns the number of records in the index, private ones included.
     pub fn num_docs(&self) -> u64 {
         self.inner.reader.searcher().num_docs()
+    }
+
+    /// Returns a tag of the snapshot searches and listings read now: it changes whenever
+    /// their answers may (a commit, a merge, a delete), and is the same across restarts for
+    /// the same index, so that a long listing can carry an entity tag without being buffered
+    /// to hash it.
+    pub fn snapshot_tag(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let searcher = self.inner.reader.searcher();
+        // FNV-1a: a fixed hash (the std hasher's seeds may differ between builds).
+        let mut hasher = Fnv(0xcbf2_9ce4_8422_2325);
+        for segment in searcher.segment_readers() {
+            segment.segment_id().uuid_string().hash(&mut hasher);
+            segment.num_deleted_docs().hash(&mut hasher);
+        }
+        hasher.finish()
     }
 
     /// Returns the crawl store change sequence number of the last commit (0 when none).
@@ -314,12 +333,38 @@ impl SearchIndex {
             )
             .map_err(Error::index("list"))?;
         let mut records = Vec::new();
+        let mut columns: HashMap<u32, BytesColumn> = HashMap::new();
+        let mut bytes = Vec::new();
         for (_, address) in top.iter().take(limit) {
-            let skill = self.load(&searcher, *address)?;
-            if request.caller == Caller::Anonymous && skill.access == Access::Private {
+            let column = match columns.entry(address.segment_ord) {
+                Entry::Occupied(column) => column.into_mut(),
+                Entry::Vacant(vacant) => {
+                    let column = searcher
+                        .segment_reader(address.segment_ord)
+                        .fast_fields()
+                        .bytes(names::LISTED)
+                        .map_err(Error::index("read the listing column"))?
+                        .ok_or_else(|| corrupt_listing(address.doc_id))?;
+                    vacant.insert(column)
+                }
+            };
+            let ord = column
+                .term_ords(address.doc_id)
+                .next()
+                .ok_or_else(|| corrupt_listing(address.doc_id))?;
+            bytes.clear();
+            column.ord_to_bytes(ord, &mut bytes).map_err(|error| {
+                Error::index("read a listing")(tantivy::TantivyError::from(error))
+            })?;
+            let listed: Listed =
+                serde_json::from_slice(&bytes).map_err(|error| Error::CorruptRecord {
+                    id: format!("(listing of document {})", address.doc_id),
+                    message: error.to_string(),
+                })?;
+            if request.caller == Caller::Anonymous && listed.access == Access::Private {
                 continue;
             }
-            records.push(skill);
+            records.push(listed);
         }
         let next_cursor = if top.len() > limit {
             records.last().map(|skill| skill.id.to_string())
@@ -330,6 +375,29 @@ impl SearchIndex {
             records,
             next_cursor,
         })
+    }
+}
+
+/// The FNV-1a hash, for [`SearchIndex::snapshot_tag`].
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// The error for a document without its listing view (an index this version did not write).
+fn corrupt_listing(doc: u32) -> Error {
+    Error::CorruptRecord {
+        id: format!("(document {doc})"),
+        message: "the document has no listing view".to_owned(),
     }
 }
 

@@ -1,65 +1,39 @@
 //! The policy is the one gate: every endpoint that lists or shows records shows them only when
 //! it asks, and the index's own filter agrees with it.
 
-use std::sync::Arc;
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use formats::diagnostic::Code;
-use formats::skill::{Artifact, DigestStatus, FileEntry};
-use formats::{Access, Diagnostic, Format, Skill, SkillId};
-use indexer::{Caller, Index, IndexConfig};
+use formats::skill::FileEntry;
+use formats::{Access, Diagnostic, Skill};
+use indexer::Caller;
 use store::blobs::Blobs;
-use store::{CrawlErrorEntry, DomainStatus, Outcome, Store};
+use store::{CrawlErrorEntry, DomainStatus};
 use time::OffsetDateTime;
 use tower::ServiceExt;
-use url::Url;
 
 use super::Policy;
-use crate::{AppState, ServeConfig, Tokens};
+use crate::AppState;
+use crate::testing::{self, TOKEN};
 
-const TOKEN: &str = "policy-test-token";
 /// The bytes of `alpha`'s SKILL.md.
 const ALPHA_FILE: &[u8] = b"# alpha-file-marker\n";
 
 fn record(name: &str, access: Access, file: Option<formats::Digest>) -> Skill {
-    let id: SkillId = format!("a.test/{name}").parse().unwrap();
-    Skill {
-        domain: id.domain().clone(),
-        name: id.slug().clone(),
-        id,
-        format: Format::AgentSkills,
-        title: format!("{name} title"),
-        description: format!("The {name} skill does {name} things."),
-        capability_type: "skill".to_owned(),
-        access,
-        version: Some("1.0.0".to_owned()),
-        source_url: Url::parse(&format!("http://a.test/{name}/SKILL.md")).unwrap(),
-        index_url: Url::parse("http://a.test/.well-known/agent-skills/index.json").unwrap(),
-        artifact: Artifact::SkillMd,
-        digest: file,
-        digest_status: DigestStatus::Verified,
-        frontmatter: serde_json::Map::new(),
-        body: format!("Use {name} well."),
-        files: vec![FileEntry {
-            path: "SKILL.md".to_owned(),
-            size: Some(ALPHA_FILE.len() as u64),
-            sha256: file,
-        }],
-        tags: Vec::new(),
-        license: None,
-        diagnostics: Vec::new(),
-        first_seen: OffsetDateTime::UNIX_EPOCH,
-        last_seen: OffsetDateTime::UNIX_EPOCH,
-        last_changed: OffsetDateTime::UNIX_EPOCH,
-    }
+    let mut skill = testing::record(&format!("a.test/{name}"), access);
+    skill.digest = file;
+    skill.files = vec![FileEntry {
+        path: "SKILL.md".to_owned(),
+        size: Some(ALPHA_FILE.len() as u64),
+        sha256: file,
+    }];
+    skill
 }
 
 /// A server over one domain, `a.test`, with a public `alpha` (whose SKILL.md is kept), a
 /// restricted `charlie` and a private `bravo`; its last crawl has an error and a diagnostic
 /// about `alpha` and `bravo` each.
 fn state(dir: &std::path::Path) -> AppState {
-    let store = Store::open(dir).unwrap();
     let blobs = Blobs::open(dir).unwrap();
     let digest = blobs.blocking().put(ALPHA_FILE).unwrap();
     let records = vec![
@@ -67,7 +41,6 @@ fn state(dir: &std::path::Path) -> AppState {
         record("bravo", Access::Private, None),
         record("charlie", Access::Restricted, None),
     ];
-    let now = OffsetDateTime::now_utc();
     let mut errors = Vec::new();
     let mut diagnostics = Vec::new();
     for skill in &records[..2] {
@@ -84,38 +57,12 @@ fn state(dir: &std::path::Path) -> AppState {
         );
     }
     let status = DomainStatus {
-        domain: "a.test".parse().unwrap(),
-        origin: "http://a.test".to_owned(),
-        outcome: Outcome::Ok,
-        formats: vec![Format::AgentSkills],
-        indexes: vec![records[0].index_url.clone()],
-        skills: records.len(),
         requests: 7,
         errors,
-        errors_omitted: 0,
         diagnostics,
-        crawled_at: now,
-        last_success: Some(now),
+        ..testing::status_of(&records)
     };
-    store
-        .blocking()
-        .apply_domain(&status, records, now)
-        .unwrap();
-    let config = IndexConfig {
-        writer_memory_bytes: 20_000_000,
-        writer_threads: Some(1),
-        ..IndexConfig::default()
-    };
-    let Index { mut writer, search } = Index::create_in_ram(config).unwrap();
-    indexer::sync(&store, &mut writer).unwrap();
-    search.reload().unwrap();
-    AppState::new(
-        search,
-        Arc::new(store),
-        blobs,
-        Tokens::from_list([TOKEN]),
-        ServeConfig::default(),
-    )
+    testing::directory(dir, &status, records, blobs)
 }
 
 /// Sends one request with the token; returns the status and the body as text.

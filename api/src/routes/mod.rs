@@ -8,6 +8,7 @@ pub(crate) mod search;
 pub(crate) mod sharing;
 mod skills;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -109,11 +110,24 @@ async fn shed_load(
     if matches!(request.uri().path(), "/healthz" | "/metrics") {
         return next.run(request).await;
     }
-    let Some(_permit) = state.try_start_work() else {
+    let Some(permit) = state.try_start_work() else {
         return ApiError::Overloaded.into_response();
     };
+    let mut request = request;
+    request
+        .extensions_mut()
+        .insert(WorkPermit(Arc::new(permit)));
     next.run(request).await
 }
+
+/// The work permit of a request ([`shed_load`]), for a handler whose response body is
+/// streamed: the stream keeps a clone, so the work counts against the limit until the body is
+/// sent, not only until the handler returns.
+#[derive(Debug, Clone)]
+pub(crate) struct WorkPermit(
+    // Only held: dropping the last clone ends the request's work.
+    #[allow(dead_code)] Arc<tokio::sync::OwnedSemaphorePermit>,
+);
 
 /// Unknown paths: the web directory's 404 page for its own paths, the JSON error elsewhere.
 async fn fallback(uri: Uri) -> Response {

@@ -268,7 +268,7 @@ async fn list_skills(state: &AppState, caller: Caller, params: Value) -> Result<
             if summary {
                 item["description"] = json!(skill.description);
                 item["namespace"] = json!(skill.domain);
-                item["kind"] = json!(kind(skill));
+                item["kind"] = json!(kind(skill.format, &skill.capability_type));
                 item["title"] = json!(skill.title);
                 item["capability_type"] = json!(skill.capability_type);
                 item["access"] = json!(skill.access);
@@ -284,8 +284,8 @@ async fn list_skills(state: &AppState, caller: Caller, params: Value) -> Result<
 
 /// `action` for skills that do something when invoked, `instruction` for skills an agent
 /// reads (every agent skill, and skill-sharing `knowledge`).
-fn kind(skill: &Skill) -> &'static str {
-    match (skill.format, skill.capability_type.as_str()) {
+fn kind(format: Format, capability_type: &str) -> &'static str {
+    match (format, capability_type) {
         (Format::SkillSharing, "api" | "plugin" | "task") => "action",
         _ => "instruction",
     }
@@ -384,7 +384,7 @@ fn manifest(state: &AppState, skill: &Skill) -> Value {
         "name": skill.id,
         "version": skill.version,
         "description": skill.description,
-        "kind": kind(skill),
+        "kind": kind(skill.format, &skill.capability_type),
         "namespace": skill.domain,
         "title": skill.title,
         "tags": skill.tags,
@@ -432,7 +432,7 @@ async fn read_skill_file(
     let skill = find_skill(state, caller, &params.name, params.version.as_deref()).await?;
     let url = state.url(&format!(
         "{}/files/{}",
-        crate::routes::sharing::record_path(&skill),
+        crate::routes::sharing::record_path(&skill.domain, &skill.name),
         web::encode_path(&params.path)
     ));
     let path = params.path.clone();

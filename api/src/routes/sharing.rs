@@ -18,17 +18,24 @@
 //! holds only the protocol's four types; `?type=knowledge` therefore lists them too. A skill
 //! without a version is published as `0.0.0`, since the protocol requires one.
 
-use axum::Json;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
-use formats::{Access, Format, Skill, SkillId};
-use indexer::{Caller, Filters, ListRequest, MAX_LIMIT};
+use axum::http::HeaderValue;
+use axum::http::header::{CONTENT_TYPE, ETAG};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use formats::{Access, Domain, Format, Skill, SkillId, Slug};
+use futures_util::StreamExt;
+use indexer::{Caller, Filters, ListRequest, Listed, MAX_LIMIT};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::auth::Auth;
+use crate::caching::etag_of;
 use crate::cursor;
 use crate::error::ApiError;
 use crate::extract::{ApiPath, Params};
+use crate::routes::WorkPermit;
 use crate::state::{AppState, parse_id};
 
 /// The protocol version this directory publishes.
@@ -51,14 +58,6 @@ pub(crate) struct IndexEntry {
     pub(crate) version: String,
 }
 
-/// The Skill Index document.
-#[derive(Debug, Serialize)]
-pub(crate) struct SkillIndex {
-    protocol: Value,
-    provider: Value,
-    skills: Vec<IndexEntry>,
-}
-
 /// The `/skills` body.
 #[derive(Debug, Serialize)]
 pub(crate) struct RegistryPage {
@@ -67,8 +66,8 @@ pub(crate) struct RegistryPage {
 }
 
 /// Returns the skill-sharing id of a record: `{name}@{domain}`.
-pub(crate) fn sharing_id(skill: &Skill) -> String {
-    format!("{}@{}", skill.name, skill.domain)
+pub(crate) fn sharing_id(domain: &Domain, name: &Slug) -> String {
+    format!("{name}@{domain}")
 }
 
 /// Returns the record id of a skill-sharing id, when it is one.
@@ -77,33 +76,38 @@ pub(crate) fn parse_sharing_id(id: &str) -> Option<SkillId> {
     parse_id(domain, name).ok()
 }
 
-/// Returns the capability type a record is published with.
-pub(crate) fn published_type(skill: &Skill) -> &str {
-    if skill.format == Format::AgentSkills {
+/// Returns the capability type a record of `format` is published with.
+pub(crate) fn published_type(format: Format, capability_type: &str) -> &str {
+    if format == Format::AgentSkills {
         "knowledge"
     } else {
-        &skill.capability_type
+        capability_type
     }
 }
 
 /// Returns the URL path of a record below `/v1/skills/`.
-pub(crate) fn record_path(skill: &Skill) -> String {
+pub(crate) fn record_path(domain: &Domain, name: &Slug) -> String {
     format!(
         "/v1/skills/{}/{}",
-        crate::web::encode_segment(skill.domain.as_str()),
-        crate::web::encode_segment(skill.name.as_str())
+        crate::web::encode_segment(domain.as_str()),
+        crate::web::encode_segment(name.as_str())
     )
 }
 
-fn entry(state: &AppState, skill: &Skill) -> IndexEntry {
+/// Returns the index entry of a listed record (its description cut at
+/// [`indexer::MAX_LISTED_CHARS`]; the descriptor has the whole).
+fn entry(state: &AppState, listed: &Listed) -> IndexEntry {
     IndexEntry {
-        id: sharing_id(skill),
-        name: skill.title.clone(),
-        capability_type: published_type(skill).to_owned(),
-        description: skill.description.clone(),
-        descriptor_url: state.url(&format!("{}/descriptor", record_path(skill))),
-        access: skill.access,
-        version: skill
+        id: sharing_id(&listed.domain, &listed.name),
+        name: listed.title.clone(),
+        capability_type: published_type(listed.format, &listed.capability_type).to_owned(),
+        description: listed.description.clone(),
+        descriptor_url: state.url(&format!(
+            "{}/descriptor",
+            record_path(&listed.domain, &listed.name)
+        )),
+        access: listed.access,
+        version: listed
             .version
             .clone()
             .unwrap_or_else(|| UNVERSIONED.to_owned()),
@@ -156,33 +160,106 @@ fn list_entries(
     }
 }
 
-/// `GET /.well-known/skill-sharing[?type=]`.
+/// `GET /.well-known/skill-sharing[?type=]`: streamed a page of entries at a time, so that an
+/// index of [`MAX_INDEX_SKILLS`] skills costs the server one page of memory, and counted
+/// against the work limit until it is sent. Its entity tag names what the body is made of
+/// (the index snapshot, the filter, the caller), so it is known before the body is written.
 pub(super) async fn index(
     State(state): State<AppState>,
     Auth(caller): Auth,
+    permit: Option<Extension<WorkPermit>>,
     params: Params,
-) -> Result<Json<SkillIndex>, ApiError> {
+) -> Result<Response, ApiError> {
     let filter = type_filter(params.all("type")?);
-    let skills = match filter {
-        None => Vec::new(),
-        Some(filter) => state
-            .blocking(move |state| {
-                let (entries, more) = list_entries(state, caller, filter, None, MAX_INDEX_SKILLS)?;
-                if more.is_some() {
-                    tracing::warn!(
-                        max = MAX_INDEX_SKILLS,
-                        "the well-known skill-sharing index is truncated; /skills lists every skill"
-                    );
-                }
-                Ok(entries)
-            })
-            .await?,
+    let head = format!(
+        r#"{{"protocol":{},"provider":{},"skills":["#,
+        json!({ "version": PROTOCOL_VERSION }),
+        json!({ "name": state.config().name, "url": state.url("/") }),
+    );
+    let etag = etag_of(
+        format!(
+            "skill-sharing\n{}\n{filter:?}\n{caller:?}",
+            state.index().snapshot_tag()
+        )
+        .as_bytes(),
+    );
+    let pages = IndexPages {
+        state,
+        caller,
+        filter,
+        after: None,
+        sent: 0,
+        _permit: permit.map(|Extension(permit)| permit),
     };
-    Ok(Json(SkillIndex {
-        protocol: json!({ "version": PROTOCOL_VERSION }),
-        provider: json!({ "name": state.config().name, "url": state.url("/") }),
-        skills,
-    }))
+    let head = futures_util::stream::once(async move { Ok(Bytes::from(head)) });
+    let entries = futures_util::stream::unfold(pages, IndexPages::next);
+    let tail = futures_util::stream::once(async { Ok(Bytes::from_static(b"]}")) });
+    let body = Body::from_stream(head.chain(entries).chain(tail));
+    Ok((
+        [
+            (CONTENT_TYPE, HeaderValue::from_static("application/json")),
+            (ETAG, etag),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// How many entries one chunk of the streamed index holds.
+const INDEX_PAGE: usize = 100;
+
+/// The streamed well-known index: what is left to send.
+struct IndexPages {
+    state: AppState,
+    caller: Caller,
+    /// `None` when no record can match the filter.
+    filter: Option<Vec<String>>,
+    after: Option<String>,
+    sent: usize,
+    _permit: Option<WorkPermit>,
+}
+
+impl IndexPages {
+    /// Returns the next chunk of entries (each preceded by a comma but the first), or `None`
+    /// when all are sent. A store or index failure ends the body early, which the client sees
+    /// as a broken response rather than a short, valid-looking index.
+    async fn next(mut self) -> Option<(Result<Bytes, std::io::Error>, IndexPages)> {
+        let filter = self.filter.clone()?;
+        let max = MAX_INDEX_SKILLS.checked_sub(self.sent)?.min(INDEX_PAGE);
+        if max == 0 {
+            tracing::warn!(
+                max = MAX_INDEX_SKILLS,
+                "the well-known skill-sharing index is truncated; /skills lists every skill"
+            );
+            return None;
+        }
+        let (caller, after) = (self.caller, self.after.take());
+        let page = self
+            .state
+            .blocking(move |state| list_entries(state, caller, filter, after, max))
+            .await;
+        let (entries, more) = match page {
+            Ok(page) => page,
+            Err(error) => {
+                tracing::error!(?error, "the well-known skill-sharing index stopped early");
+                return Some((Err(std::io::Error::other("listing failed")), self));
+            }
+        };
+        let mut chunk = Vec::new();
+        for entry in &entries {
+            if self.sent > 0 {
+                chunk.push(b',');
+            }
+            // An entry is strings and an enum: serialising it cannot fail.
+            serde_json::to_writer(&mut chunk, entry).ok()?;
+            self.sent += 1;
+        }
+        match more {
+            Some(after) => self.after = Some(after),
+            None => self.filter = None,
+        }
+        Some((Ok(Bytes::from(chunk)), self))
+    }
 }
 
 /// `GET /skills[?type=&limit=&cursor=]`: registry discovery.
@@ -227,17 +304,17 @@ pub(super) async fn descriptor(
 /// index fields this directory publishes, or one made for an agent skill, whose endpoint is
 /// its SKILL.md here.
 pub(crate) fn descriptor_of(state: &AppState, skill: &Skill) -> Value {
-    let entry = entry(state, skill);
+    let entry = entry(state, &Listed::of(skill));
     let mut fields = match skill.format {
         Format::SkillSharing => skill.frontmatter.clone(),
         Format::AgentSkills => agent_skill_descriptor(state, skill),
     };
     fields.insert("protocol".into(), json!({ "version": PROTOCOL_VERSION }));
     fields.insert("id".into(), json!(entry.id));
-    fields.insert("name".into(), json!(entry.name));
+    fields.insert("name".into(), json!(skill.title));
     fields.insert("version".into(), json!(entry.version));
     fields.insert("capability_type".into(), json!(entry.capability_type));
-    fields.insert("description".into(), json!(entry.description));
+    fields.insert("description".into(), json!(skill.description));
     fields.insert("access".into(), json!(entry.access));
     if !skill.tags.is_empty() {
         fields.insert("tags".into(), json!(skill.tags));
@@ -250,7 +327,10 @@ pub(crate) fn descriptor_of(state: &AppState, skill: &Skill) -> Value {
 
 fn agent_skill_descriptor(state: &AppState, skill: &Skill) -> Map<String, Value> {
     let origin = skill.index_url.origin().ascii_serialization();
-    let endpoint = state.url(&format!("{}/files/SKILL.md", record_path(skill)));
+    let endpoint = state.url(&format!(
+        "{}/files/SKILL.md",
+        record_path(&skill.domain, &skill.name)
+    ));
     let mut fields = Map::new();
     fields.insert(
         "provider".into(),
@@ -275,7 +355,104 @@ fn agent_skill_descriptor(state: &AppState, skill: &Skill) -> Map<String, Value>
 
 #[cfg(test)]
 mod tests {
+    use axum::http::{Request, StatusCode};
+    use formats::Access;
+    use store::blobs::Blobs;
+    use tower::ServiceExt;
+
     use super::*;
+    use crate::testing;
+
+    /// A directory of 250 public skills of `many.test` (three pages of the streamed index);
+    /// `s007` has a 5,000-character description and a 1 MiB body.
+    fn many(dir: &std::path::Path) -> AppState {
+        let mut records: Vec<Skill> = (0..250)
+            .map(|n| testing::record(&format!("many.test/s{n:03}"), Access::Public))
+            .collect();
+        records[7].description = "é".repeat(5000);
+        records[7].body = "b".repeat(1 << 20);
+        let status = testing::status_of(&records);
+        testing::directory(dir, &status, records, Blobs::open(dir).unwrap())
+    }
+
+    async fn get(state: &AppState, uri: &str, etag: Option<&str>) -> Response {
+        let mut request = Request::builder().uri(uri);
+        if let Some(etag) = etag {
+            request = request.header("if-none-match", etag);
+        }
+        let request = request.body(Body::empty()).unwrap();
+        crate::router(state.clone()).oneshot(request).await.unwrap()
+    }
+
+    // See: the hardening issue: listings must not load every full record, and memory per
+    // request is bounded; the index is streamed from compact listing views.
+    #[tokio::test]
+    async fn the_well_known_index_is_streamed_whole_from_listing_views() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = many(dir.path());
+        let response = get(&state, "/.well-known/skill-sharing", None).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let etag = response.headers()[ETAG].to_str().unwrap().to_owned();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let index: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(index["protocol"]["version"], PROTOCOL_VERSION);
+        let skills = index["skills"].as_array().unwrap();
+        let ids: Vec<&str> = skills.iter().map(|s| s["id"].as_str().unwrap()).collect();
+        let expected: Vec<String> = (0..250).map(|n| format!("s{n:03}@many.test")).collect();
+        assert_eq!(ids, expected);
+        // A listing carries at most MAX_LISTED_CHARS of a description; the descriptor has all.
+        let long = skills[7]["description"].as_str().unwrap();
+        assert_eq!(long.chars().count(), indexer::MAX_LISTED_CHARS);
+        assert!(long.ends_with('…'));
+        let descriptor = get(&state, "/v1/skills/many.test/s007/descriptor", None).await;
+        let bytes = axum::body::to_bytes(descriptor.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let descriptor: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            descriptor["description"].as_str().unwrap().chars().count(),
+            5000
+        );
+
+        // The entity tag is known before the body: a client that has the index gets a 304.
+        let again = get(&state, "/.well-known/skill-sharing", Some(&etag)).await;
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+        // Another filter is another body, with another tag.
+        let other = get(&state, "/.well-known/skill-sharing?type=api", Some(&etag)).await;
+        assert_eq!(other.status(), StatusCode::OK);
+        assert_ne!(other.headers()[ETAG].to_str().unwrap(), etag);
+        let bytes = axum::body::to_bytes(other.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let empty: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(empty["skills"], json!([]));
+    }
+
+    // A streamed body counts against the work limit until it is sent, not only until the
+    // handler returns.
+    #[tokio::test]
+    async fn a_streamed_index_holds_its_work_permit_until_it_is_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = many(dir.path());
+        let mut held = Vec::new();
+        while let Some(permit) = state.try_start_work() {
+            held.push(permit);
+        }
+        held.pop();
+        let response = get(&state, "/.well-known/skill-sharing", None).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(
+            state.try_start_work().is_none(),
+            "the stream gave its permit back early"
+        );
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert!(bytes.ends_with(b"]}"));
+        assert!(state.try_start_work().is_some());
+    }
 
     #[test]
     fn sharing_ids_split_at_the_last_at_sign() {

@@ -329,7 +329,7 @@ pub(crate) async fn skill(
 }
 
 fn skill_body(state: &AppState, skill: &Skill) -> String {
-    let record = crate::routes::sharing::record_path(skill);
+    let record = crate::routes::sharing::record_path(&skill.domain, &skill.name);
     let mut out = String::new();
     let _ = write!(
         out,
