@@ -119,6 +119,12 @@ impl AppState {
         Arc::clone(&self.inner.work).try_acquire_owned().ok()
     }
 
+    /// Returns how many more requests could start work now.
+    #[cfg(test)]
+    pub(crate) fn available_work(&self) -> usize {
+        self.inner.work.available_permits()
+    }
+
     /// Returns this state with another access policy (tests swap one in before the state is
     /// shared).
     #[cfg(test)]

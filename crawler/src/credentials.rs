@@ -13,8 +13,9 @@
 //! requests whose scheme, host and port are exactly those of a key: never to another origin,
 //! including across a redirect, which the fetch layer follows hop by hop, and never on a hop
 //! that follows a redirect from https to http (the fetch layer asks [`Credentials::for_url`]
-//! only while the chain has not been downgraded). Values are marked sensitive and never appear
-//! in logs, reports or `Debug` output.
+//! only while the chain has not been downgraded). robots.txt requests carry none (it is public,
+//! and its origin may be one a downgrading redirect reached). Values are marked sensitive and
+//! never appear in logs, reports or `Debug` output.
 
 use std::collections::BTreeMap;
 use std::fmt;

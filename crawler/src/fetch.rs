@@ -481,7 +481,9 @@ impl Session<'_> {
 
     /// Fetches `url` without robots.txt checks (for robots.txt itself) or caching, following
     /// redirects; returns the final status (any) and body. The host's pause is the host delay
-    /// (its `Crawl-delay` is not known yet).
+    /// (its `Crawl-delay` is not known yet). No credentials go with it: robots.txt is public
+    /// by nature (a 401 for it allows everything, like any 4xx), and the origin may be one a
+    /// redirect reached from https over plain http, where credentials must not follow.
     async fn get_unchecked(
         &mut self,
         url: &Url,
@@ -489,12 +491,9 @@ impl Session<'_> {
     ) -> Result<(StatusCode, Vec<u8>), FetchFailure> {
         let mut current = url.clone();
         let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
-        let mut downgraded = false;
         for _ in 0..=self.fetcher.settings.max_redirects {
             check_scheme_and_literal(&current, self.fetcher.settings.allow_private)?;
-            let exchange = self
-                .exchange(&current, None, limit, false, !downgraded)
-                .await?;
+            let exchange = self.exchange(&current, None, limit, false, false).await?;
             if exchange.status.is_redirection() && exchange.status != StatusCode::NOT_MODIFIED {
                 let next = redirect_target(&current, &exchange.headers)?;
                 if !visited.insert(next.clone()) {
@@ -504,7 +503,6 @@ impl Session<'_> {
                         format!("redirects back to {next}, already visited"),
                     ));
                 }
-                downgraded |= current.scheme() == "https" && next.scheme() == "http";
                 current = next;
                 continue;
             }

@@ -113,11 +113,14 @@ async fn shed_load(
     let Some(permit) = state.try_start_work() else {
         return ApiError::Overloaded.into_response();
     };
+    // Held here until the handler has answered (a handler's extractors drop the request's
+    // extensions before its body runs), and by a streamed body until it is sent.
+    let permit = WorkPermit(Arc::new(permit));
     let mut request = request;
-    request
-        .extensions_mut()
-        .insert(WorkPermit(Arc::new(permit)));
-    next.run(request).await
+    request.extensions_mut().insert(permit.clone());
+    let response = next.run(request).await;
+    drop(permit);
+    response
 }
 
 /// The work permit of a request ([`shed_load`]), for a handler whose response body is
@@ -140,4 +143,50 @@ async fn fallback(uri: Uri) -> Response {
 
 async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::extract::State;
+    use store::blobs::Blobs;
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::testing;
+
+    // A handler's extractors drop the request's extensions before its body runs: the permit
+    // must not live only there, or the work limit counts nothing but extraction.
+    #[tokio::test]
+    async fn a_request_holds_its_work_permit_until_its_handler_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = vec![testing::record("a.test/alpha", formats::Access::Public)];
+        let status = testing::status_of(&records);
+        let state = testing::directory(
+            dir.path(),
+            &status,
+            records,
+            Blobs::open(dir.path()).unwrap(),
+        );
+        let app = Router::new()
+            .route(
+                "/work",
+                get(|State(state): State<AppState>| async move {
+                    tokio::task::yield_now().await;
+                    state.available_work().to_string()
+                }),
+            )
+            .layer(middleware::from_fn_with_state(state.clone(), shed_load))
+            .with_state(state.clone());
+        let response = app
+            .oneshot(Request::builder().uri("/work").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let free_while_working: usize = std::str::from_utf8(&bytes).unwrap().parse().unwrap();
+        assert_eq!(free_while_working, crate::DEFAULT_MAX_IN_FLIGHT - 1);
+        assert_eq!(state.available_work(), crate::DEFAULT_MAX_IN_FLIGHT);
+    }
 }

@@ -411,9 +411,11 @@ async fn credentials_reach_only_their_host() {
         .unwrap()
         .unwrap();
     assert_eq!(record.skill.access, Access::Private);
+    // Every request to that host but robots.txt (public by nature) carries them.
     for hit in server.hits() {
         let has = hit.headers.contains_key("authorization");
-        assert_eq!(has, hit.host == "private.test", "{} {}", hit.host, hit.path);
+        let expected = hit.host == "private.test" && hit.path != "/robots.txt";
+        assert_eq!(has, expected, "{} {}", hit.host, hit.path);
     }
     assert!(
         server
@@ -423,6 +425,99 @@ async fn credentials_reach_only_their_host() {
     );
     let report_json = serde_json::to_string(&report).unwrap();
     assert!(!report_json.contains("s3cret"));
+}
+
+// Credentials never follow a redirect from https to http, even to an origin whose own key
+// opts in to plain http (DESIGN.md §5). See: the hardening issue, defect 4.
+#[tokio::test]
+async fn credentials_are_not_sent_after_a_redirect_from_https_to_http() {
+    use std::sync::atomic::AtomicU16;
+    let tls_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
+    let read = |name: &str| std::fs::read(tls_dir.join(name)).unwrap();
+    let plain = TestServer::start(|request| match request.path.as_str() {
+        "/secret.json" => Reply::json(
+            r#"{"protocol": {"version": "1.0.0"}, "id": "secret-v1", "name": "Secret", "version": "1.0.0",
+                "capability_type": "task", "description": "Only for staff.", "access": "private"}"#,
+        ),
+        _ => Reply::not_found(),
+    })
+    .await;
+    let plain_port = plain.port();
+    let tls_port = Arc::new(AtomicU16::new(0));
+    let secure = {
+        let tls_port = Arc::clone(&tls_port);
+        TestServer::start_tls(&read("server.pem"), &read("server.key"), move |request| {
+            let tls_port = tls_port.load(Ordering::SeqCst);
+            match request.path.as_str() {
+                "/.well-known/skill-sharing" => Reply::json(format!(
+                    r#"{{"protocol": {{"version": "1.0.0"}}, "provider": {{"name": "P"}}, "skills": [
+                        {{"id": "secret-v1", "name": "Secret", "capability_type": "task", "description": "Only for staff.",
+                          "descriptor_url": "https://secure.test:{tls_port}/secret.json", "access": "private", "version": "1.0.0"}}]}}"#
+                )),
+                "/secret.json" => {
+                    Reply::redirect(&format!("http://secure.test:{plain_port}/secret.json"))
+                }
+                _ => Reply::not_found(),
+            }
+        })
+        .await
+    };
+    tls_port.store(secure.port(), Ordering::SeqCst);
+    let config = || {
+        let mut config = test_config(&secure);
+        config.fetch.resolve = vec!["secure.test=127.0.0.1".parse().unwrap()];
+        config.fetch.ca_certs =
+            crawler::fetch::tls::parse_pem_certificates(&read("ca.pem")).unwrap();
+        config.fetch.credentials = Credentials::parse(
+            format!(
+                r#"{{"secure.test:{}": {{"Authorization": "Bearer s3cret"}},
+                    "http://secure.test:{plain_port}": {{"Authorization": "Bearer s3cret"}}}}"#,
+                secure.port()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        config
+    };
+    let authorised = |hit: &crate::server::Hit| {
+        hit.headers.get("authorization").map(String::as_str) == Some("Bearer s3cret")
+    };
+
+    let data = Data::new();
+    let https = format!("https://secure.test:{}", secure.port());
+    let report = data
+        .crawl_targets(config(), &[&https], std::future::pending())
+        .await;
+    let domain_name = format!("secure.test:{}", secure.port());
+    assert_eq!(domain(&report, &domain_name).outcome, Outcome::Ok);
+    // Over https the key applies; the redirect was followed to plain http, without them.
+    let index = secure
+        .hits()
+        .into_iter()
+        .find(|hit| hit.path == "/.well-known/skill-sharing")
+        .expect("the index was read");
+    assert!(authorised(&index));
+    let followed = plain.hits();
+    assert!(followed.iter().any(|hit| hit.path == "/secret.json"));
+    assert!(
+        followed
+            .iter()
+            .all(|hit| !hit.headers.contains_key("authorization")),
+        "credentials followed an https→http redirect: {followed:?}"
+    );
+
+    // The http key itself is good: asked directly, that origin gets it.
+    plain.clear_hits();
+    let http = format!("http://secure.test:{plain_port}");
+    Data::new()
+        .crawl_targets(config(), &[&http], std::future::pending())
+        .await;
+    let probe = plain
+        .hits()
+        .into_iter()
+        .find(|hit| hit.path == "/.well-known/skill-sharing")
+        .expect("the plain origin was probed");
+    assert!(authorised(&probe));
 }
 
 #[tokio::test]
