@@ -47,6 +47,7 @@ mod auth;
 mod caching;
 mod cursor;
 mod error;
+pub mod export;
 mod extract;
 mod files;
 mod metrics;

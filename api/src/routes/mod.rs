@@ -1,13 +1,16 @@
 //! The route table: every endpoint of DESIGN.md §6 and the layers around them.
 
-mod changes;
+pub(crate) mod changes;
 pub(crate) mod domains;
+mod export;
 mod health;
+mod mirror;
 mod rpc;
 pub(crate) mod search;
 pub(crate) mod sharing;
 mod skills;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -17,6 +20,7 @@ use axum::http::{Method, Uri};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use tokio::sync::OwnedSemaphorePermit;
 use tower_http::cors::{Any, CorsLayer};
 use tower_http::trace::TraceLayer;
 
@@ -47,6 +51,10 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/v1/domains", get(domains::list))
         .route("/v1/domains/{domain}", get(domains::one))
         .route("/v1/changes", get(changes::changes))
+        .route(
+            "/mirror/{domain}/.well-known/agent-skills/{*path}",
+            get(mirror::mirror),
+        )
         .route("/.well-known/skill-sharing", get(sharing::index))
         .route("/skills", get(sharing::registry))
         .route("/healthz", get(health::healthz))
@@ -62,6 +70,12 @@ pub(crate) fn router(state: AppState) -> Router {
             state.clone(),
             caching::conditional,
         ))
+        .layer(cors.clone());
+    // Streamed bodies: no entity tag (the caching middleware would read the body whole to
+    // hash it), and `no-store`, set by the handler.
+    let streams = Router::new()
+        .route("/v1/export", get(export::export))
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(cors);
     let rpc = Router::new()
         .route("/rpc", post(rpc::rpc))
@@ -69,6 +83,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(state.config().max_body_bytes));
 
     reads
+        .merge(streams)
         .merge(rpc)
         .fallback(fallback)
         .layer(middleware::from_fn_with_state(
@@ -109,10 +124,26 @@ async fn shed_load(
     if matches!(request.uri().path(), "/healthz" | "/metrics") {
         return next.run(request).await;
     }
-    let Some(_permit) = state.try_start_work() else {
+    let Some(permit) = state.try_start_work() else {
         return ApiError::Overloaded.into_response();
     };
+    let mut request = request;
+    let permit = WorkPermit(Arc::new(Mutex::new(Some(permit))));
+    request.extensions_mut().insert(permit.clone());
+    // Dropped here unless a handler took the permit to keep it while its body streams.
     next.run(request).await
+}
+
+/// The work permit of a request, which a handler whose body is streamed after it returns
+/// (an export) takes, so the work counts against the limit until its last byte.
+#[derive(Clone)]
+pub(crate) struct WorkPermit(Arc<Mutex<Option<OwnedSemaphorePermit>>>);
+
+impl WorkPermit {
+    /// Takes the permit (once).
+    pub(crate) fn take(&self) -> Option<OwnedSemaphorePermit> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
 }
 
 /// Unknown paths: the web directory's 404 page for its own paths, the JSON error elsewhere.
