@@ -108,6 +108,7 @@ impl Bar {
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
         if show {
             active.set(Some(bar.clone()));
         }

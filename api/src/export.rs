@@ -455,12 +455,24 @@ impl Writer<'_> {
                     continue;
                 }
             };
-            let skill_md = if folder == id.slug().as_str() {
+            // Agents require the frontmatter `name` to be the folder's: a skill renamed for a
+            // collision, or whose SKILL.md names it otherwise, gets its SKILL.md's `name` set.
+            let own_name = skill
+                .frontmatter
+                .get("name")
+                .and_then(|name| name.as_str())
+                .unwrap_or(id.slug().as_str())
+                .to_owned();
+            let skill_md = if folder == id.slug().as_str() && own_name == folder {
                 skill_md
             } else {
                 self.manifest.renamed.push(Renamed {
                     id: id.clone(),
-                    from: id.slug().to_string(),
+                    from: if folder == id.slug().as_str() {
+                        own_name
+                    } else {
+                        id.slug().to_string()
+                    },
                     to: folder.clone(),
                 });
                 naming::with_name(&skill_md, &folder)

@@ -36,7 +36,8 @@ pub struct Manifest {
     pub skills: Vec<ExportedSkill>,
     /// Every file written (the manifest aside), with its size and SHA-256.
     pub files: Vec<FileRecord>,
-    /// Skills written under another name than their own (`skills-dir` name collisions).
+    /// Skills written under another name than their own (`skills-dir`: a name taken by
+    /// another publisher's skill, or a SKILL.md whose `name` is not its folder's).
     pub renamed: Vec<Renamed>,
     /// Files of exported skills that the directory does not hold (never fetched, or their
     /// bytes were not kept): not in the export.
@@ -109,7 +110,7 @@ pub struct FileRecord {
 pub struct Renamed {
     /// The record's id.
     pub id: SkillId,
-    /// Its own name.
+    /// Its own name (its SKILL.md's `name` when only that differed from the folder).
     pub from: String,
     /// The name (and folder) it has in the export.
     pub to: String,

@@ -415,7 +415,13 @@ fn skill_md(name: &str, extra: &str) -> String {
 fn two_publishers_of_one_name_get_distinct_valid_names() {
     let dir = tempfile::tempdir().unwrap();
     let web = dir.path().join("web");
-    write_site(&web, "alpha.test", &[("pdf", skill_md("pdf", "alpha"))]);
+    // `gamma`'s SKILL.md names it otherwise (a lenient skill): its name is set too.
+    let gamma = skill_md("gamma", "alpha").replace("name: gamma", "name: gamma-tool");
+    write_site(
+        &web,
+        "alpha.test",
+        &[("pdf", skill_md("pdf", "alpha")), ("gamma", gamma)],
+    );
     write_site(
         &web,
         "beta.test",
@@ -445,12 +451,20 @@ fn two_publishers_of_one_name_get_distinct_valid_names() {
         .collect();
     insta::assert_debug_snapshot!(folders, @r#"
     {
+        "alpha.test/gamma": "gamma",
         "alpha.test/pdf": "pdf",
         "beta.test/pdf": "pdf-beta-test",
         "beta.test/pdf-beta-test": "pdf-beta-test-2",
     }
     "#);
-    assert_eq!(manifest.summary.renamed, 2);
+    assert_eq!(manifest.summary.renamed, 3);
+    let gamma = &manifest.renamed[0];
+    assert_eq!(
+        (gamma.from.as_str(), gamma.to.as_str()),
+        ("gamma-tool", "gamma")
+    );
+    let fixed = std::fs::read_to_string(out.join("gamma/SKILL.md")).unwrap();
+    assert!(fixed.starts_with("---\nname: gamma\n"), "{fixed}");
     let renamed = std::fs::read_to_string(out.join("pdf-beta-test/SKILL.md")).unwrap();
     assert!(
         renamed.starts_with("---\nname: pdf-beta-test\n"),
