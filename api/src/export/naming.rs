@@ -21,7 +21,7 @@ use std::collections::HashSet;
 use formats::skill::MAX_NAME_LEN;
 use formats::{SkillId, SkillName};
 
-/// Returns the folder of each id (given in id order), and for each whether it was renamed.
+/// Returns the folder of each id (given in id order), by the rule above.
 pub(crate) fn folders(ids: &[SkillId]) -> Vec<String> {
     let bases: Vec<String> = ids
         .iter()

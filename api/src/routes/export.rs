@@ -113,7 +113,11 @@ pub(super) async fn export(
             Ok(()) => {}
             Err(error) => {
                 // The status line is sent: the client sees the body end early.
-                tracing::warn!(error = %error.public_message(), "export stopped");
+                let detail = match &error {
+                    ApiError::Internal(detail) => detail.clone(),
+                    other => other.to_string(),
+                };
+                tracing::warn!(error = %detail, "export stopped before its end");
                 body.fail(io::Error::other("the export failed"));
             }
         }

@@ -182,6 +182,40 @@ fn an_existing_target_is_refused_and_a_failed_export_leaves_nothing() {
 }
 
 #[test]
+fn an_export_that_fails_midway_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let web = dir.path().join("web");
+    let last = skill_md("zzz", "last");
+    write_site(
+        &web,
+        "a.test",
+        &[("aaa", skill_md("aaa", "first")), ("zzz", last.clone())],
+    );
+    let data = dir.path().join("data");
+    let state = crawled(&data, &web, &["a.test"], ServeConfig::default());
+    // The last skill's blob cannot be read (a folder where the file should be): the export
+    // fails after it wrote the first skill.
+    let hex = Digest::of(last.as_bytes()).hex();
+    let blob = data.join("blobs").join(&hex[..2]).join(&hex);
+    std::fs::remove_file(&blob).unwrap();
+    std::fs::create_dir(&blob).unwrap();
+    let exports = dir.path().join("exports");
+    std::fs::create_dir(&exports).unwrap();
+    for archive in [false, true] {
+        let failed = export_to_path(
+            &state,
+            &request(Layout::SkillsDir, Caller::Anonymous),
+            &exports.join("skills"),
+            archive,
+            false,
+            &NoProgress,
+        );
+        assert!(matches!(failed, Err(ExportError::Failed(_))), "{failed:?}");
+        assert_eq!(std::fs::read_dir(&exports).unwrap().count(), 0);
+    }
+}
+
+#[test]
 fn jsonl_lines_are_the_api_records_and_an_archive_checks() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("export.tar.gz");
