@@ -216,6 +216,53 @@ fn an_export_that_fails_midway_leaves_nothing() {
 }
 
 #[test]
+fn a_file_never_fetched_is_listed_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let web = dir.path().join("web");
+    let site = repo_root().join("seeds/web/legacy-tools.test/.well-known/skills");
+    let copy = web.join("legacy-tools.test/.well-known/skills");
+    for file in [
+        "index.json",
+        "csv-cleanup/SKILL.md",
+        "csv-cleanup/scripts/clean.py",
+        "changelog-writer/SKILL.md",
+    ] {
+        std::fs::create_dir_all(copy.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(site.join(file), copy.join(file)).unwrap();
+    }
+    // Without prefetching, a legacy skill's files beside its SKILL.md are never fetched.
+    let state = crawled_with(
+        &dir.path().join("data"),
+        &web,
+        &["legacy-tools.test"],
+        ServeConfig::default(),
+        false,
+    );
+    for layout in [Layout::SkillsDir, Layout::WellKnown] {
+        let out = dir.path().join(layout.as_str());
+        let manifest = export(&state, &request(layout, Caller::Anonymous), &out, false);
+        checked_manifest(&out);
+        let missing: Vec<(String, &str, &str)> = manifest
+            .missing
+            .iter()
+            .map(|m| (m.id.to_string(), m.path.as_str(), m.reason.as_str()))
+            .collect();
+        assert_eq!(missing.len(), 1, "{layout:?}: {missing:?}");
+        assert_eq!(missing[0].0, "legacy-tools.test/csv-cleanup");
+        assert_eq!(missing[0].1, "scripts/clean.py");
+        assert_eq!(manifest.summary.missing, 1);
+        assert!(
+            manifest
+                .skills
+                .iter()
+                .any(|s| s.id.to_string() == "legacy-tools.test/csv-cleanup")
+        );
+    }
+    assert!(dir.path().join("skills-dir/csv-cleanup/SKILL.md").is_file());
+    assert!(!dir.path().join("skills-dir/csv-cleanup/scripts").exists());
+}
+
+#[test]
 fn jsonl_lines_are_the_api_records_and_an_archive_checks() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("export.tar.gz");
@@ -321,9 +368,19 @@ fn bad_export_parameters_are_400s() {
 
 /// Crawls `web` into a fresh data directory and returns a state over it.
 fn crawled(data: &Path, web: &Path, domains: &[&str], config: ServeConfig) -> AppState {
+    crawled_with(data, web, domains, config, true)
+}
+
+fn crawled_with(
+    data: &Path,
+    web: &Path,
+    domains: &[&str],
+    config: ServeConfig,
+    prefetch: bool,
+) -> AppState {
     let store = Arc::new(Store::open(data).unwrap());
     let blobs = Blobs::open(data).unwrap();
-    crawl_into(&store, &blobs, web, domains);
+    crawl_into(&store, &blobs, web, domains, prefetch);
     state_over(data, store, blobs, Tokens::from_list([TOKEN]), config)
 }
 
@@ -525,7 +582,7 @@ fn since_exports_what_changed_and_lists_tombstones() {
     );
     let store = Arc::new(Store::open(&data).unwrap());
     let blobs = Blobs::open(&data).unwrap();
-    crawl_into(&store, &blobs, &web, &["site.test"]);
+    crawl_into(&store, &blobs, &web, &["site.test"], true);
     std::thread::sleep(std::time::Duration::from_millis(20));
     let since = time::OffsetDateTime::now_utc();
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -538,7 +595,7 @@ fn since_exports_what_changed_and_lists_tombstones() {
             ("same", skill_md("same", "v1")),
         ],
     );
-    crawl_into(&store, &blobs, &web, &["site.test"]);
+    crawl_into(&store, &blobs, &web, &["site.test"], true);
     let state = state_over(&data, store, blobs, Tokens::none(), ServeConfig::default());
 
     let out = dir.path().join("changes");

@@ -56,13 +56,26 @@ pub(crate) fn state() -> AppState {
 pub(crate) fn crawl_fixture_web(data: &Path) -> (Arc<Store>, Blobs) {
     let store = Arc::new(Store::open(data).unwrap());
     let blobs = Blobs::open(data).unwrap();
-    crawl_into(&store, &blobs, &repo_root().join("seeds/web"), &DOMAINS);
+    crawl_into(
+        &store,
+        &blobs,
+        &repo_root().join("seeds/web"),
+        &DOMAINS,
+        true,
+    );
     (store, blobs)
 }
 
 /// Crawls the sites of `domains` from `web` (one folder per host) on loopback into `store`
-/// and `blobs`, on a runtime of its own, and checks that nothing failed.
-pub(crate) fn crawl_into(store: &Arc<Store>, blobs: &Blobs, web: &Path, domains: &[&str]) {
+/// and `blobs` (with `prefetch`, also every file a legacy index lists), on a runtime of its
+/// own, and checks that nothing failed.
+pub(crate) fn crawl_into(
+    store: &Arc<Store>,
+    blobs: &Blobs,
+    web: &Path,
+    domains: &[&str],
+    prefetch: bool,
+) {
     let report = std::thread::scope(|scope| {
         scope
             .spawn(|| {
@@ -75,7 +88,7 @@ pub(crate) fn crawl_into(store: &Arc<Store>, blobs: &Blobs, web: &Path, domains:
                     let web = web.to_owned();
                     let server = TestServer::start(move |request| serve_file(&web, request)).await;
                     let mut config = CrawlConfig {
-                        prefetch_files: true,
+                        prefetch_files: prefetch,
                         ..CrawlConfig::default()
                     };
                     config.fetch.host_delay = std::time::Duration::ZERO;
