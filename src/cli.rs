@@ -57,6 +57,11 @@ pub(crate) enum Command {
     /// over what `crawl` stored. With --crawl it also crawls in the background, and searches
     /// see each batch it stores. Stops gracefully on Ctrl-C or SIGTERM.
     Serve(ServeArgs),
+    /// Writes the skills a search selects to disk: a skills folder agents load from
+    /// (`skills-dir`), a servable `.well-known` tree per publisher (`well-known`) or one record
+    /// per line (`jsonl`); with --archive, one `.tar.gz`. Every export has a `manifest.json`.
+    /// Built beside --out and renamed into place, so a failed export leaves nothing.
+    Export(ExportArgs),
     /// Shows skillscout on a machine with no internet: serves the bundled fixture web
     /// (seeds/web) on loopback, crawls it, and serves the directory over it. Uses a fresh
     /// temporary data directory unless --data is given.
@@ -225,6 +230,78 @@ pub(crate) struct SearchArgs {
     /// Searches as an authenticated caller (the operator's view), private skills included.
     #[arg(long)]
     pub(crate) private: bool,
+}
+
+/// Arguments of `skillscout export`.
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {
+    /// Where to write the export: a folder, or with --archive a `.tar.gz` file. An existing
+    /// path is refused unless --force.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) out: PathBuf,
+
+    /// Search text selecting the skills (default: every skill the filters select).
+    #[arg(long, short = 'q', value_name = "Q", default_value = "")]
+    pub(crate) query: String,
+
+    /// `skills-dir` (`<name>/SKILL.md` plus files), `well-known`
+    /// (`<domain>/.well-known/agent-skills/index.json` plus artifacts) or `jsonl`
+    /// (`skills.jsonl`, one record per line).
+    #[arg(long, default_value = "skills-dir", value_name = "LAYOUT", value_parser = parse_layout)]
+    pub(crate) layout: api::export::Layout,
+
+    /// Writes one `.tar.gz` of the layout (with `manifest.json`) instead of a folder.
+    #[arg(long)]
+    pub(crate) archive: bool,
+
+    /// Exports only what changed at or after this RFC 3339 time (e.g. 2026-01-31T12:00:00Z);
+    /// skills removed since then are listed in the manifest as tombstones.
+    #[arg(long, value_name = "T", value_parser = parse_time)]
+    pub(crate) since: Option<time::OffsetDateTime>,
+
+    /// Replaces an existing --out (only once the new export is complete).
+    #[arg(long)]
+    pub(crate) force: bool,
+
+    /// Only skills of this capability type; repeat or comma-separate for any of several.
+    #[arg(long = "type", value_name = "T")]
+    pub(crate) capability_type: Vec<String>,
+
+    /// Only skills with this access level (`public`, `restricted`, `private`); repeatable.
+    #[arg(long, value_name = "A")]
+    pub(crate) access: Vec<String>,
+
+    /// Only skills published by this domain; repeatable.
+    #[arg(long, value_name = "D")]
+    pub(crate) domain: Vec<String>,
+
+    /// Only skills published in this format (`agent-skills`, `skill-sharing`); repeatable.
+    #[arg(long, value_name = "F")]
+    pub(crate) format: Vec<String>,
+
+    /// Only skills with this tag; repeatable.
+    #[arg(long, value_name = "TAG")]
+    pub(crate) tag: Vec<String>,
+
+    /// Only skills with this verdict (`valid`, `lenient`, `invalid`, or `any`); repeatable.
+    /// Without it, `valid` and `lenient` skills are exported.
+    #[arg(long, value_name = "VERDICT")]
+    pub(crate) verdict: Vec<String>,
+
+    /// Exports as an authenticated caller (the operator's view), private skills included.
+    #[arg(long)]
+    pub(crate) private: bool,
+}
+
+/// Parses an export layout.
+fn parse_layout(raw: &str) -> Result<api::export::Layout, String> {
+    raw.parse()
+}
+
+/// Parses an RFC 3339 time.
+fn parse_time(raw: &str) -> Result<time::OffsetDateTime, String> {
+    time::OffsetDateTime::parse(raw.trim(), &time::format_description::well_known::Rfc3339)
+        .map_err(|_| format!("invalid time {raw:?}: use RFC 3339, such as 2026-01-31T12:00:00Z"))
 }
 
 /// Arguments of `skillscout serve`.

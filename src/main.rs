@@ -4,6 +4,7 @@
 mod cli;
 mod crawl;
 mod demo;
+mod export;
 mod fetch_args;
 mod progress;
 mod report;
@@ -108,6 +109,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Search(args) => search::run(&cli.data, args),
         Command::Serve(args) => serve::run(&cli.data, args),
+        Command::Export(args) => export::run(&cli.data, args, &bar),
         Command::Demo(args) => demo::run(data_given.then_some(cli.data.as_path()), args),
     };
     match result {

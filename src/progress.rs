@@ -15,7 +15,7 @@ use tracing_subscriber::fmt::MakeWriter;
 pub(crate) struct ActiveBar(Arc<Mutex<Option<ProgressBar>>>);
 
 impl ActiveBar {
-    fn set(&self, bar: Option<ProgressBar>) {
+    pub(crate) fn set(&self, bar: Option<ProgressBar>) {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = bar;
     }
 

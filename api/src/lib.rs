@@ -15,7 +15,11 @@
 //!   [`ServeConfig`].
 //! - `routes`: the route table and one handler module per resource: `search`, `skills`
 //!   (records, files), `domains`, `changes`, `sharing` (the skill-sharing index, registry
-//!   discovery and descriptors), `rpc` (JSON-RPC 2.0), `health` (`/healthz`, `/metrics`).
+//!   discovery and descriptors), `rpc` (JSON-RPC 2.0), `export` (`/v1/export`, streamed),
+//!   `mirror` (`/mirror/{domain}/…`, a publisher re-published as a v0.2 index), `health`
+//!   (`/healthz`, `/metrics`).
+//! - [`export`]: exports in the `skills-dir`, `well-known` and `jsonl` layouts, with their
+//!   manifest; used by `skillscout export`, `/v1/export` and the mirror.
 //! - `web`: the server-rendered web directory (search page, skill pages, domain pages).
 //! - `files`: a record's files: path rules and bytes from the blob store.
 //! - `access`: the access policy, the one rule of who sees which record.
@@ -47,6 +51,7 @@ mod auth;
 mod caching;
 mod cursor;
 mod error;
+pub mod export;
 mod extract;
 mod files;
 mod metrics;

@@ -105,6 +105,7 @@ fn listings() -> Vec<(&'static str, &'static str, String)> {
         ("GET", "/", String::new()),
         ("GET", "/?q=title", String::new()),
         ("GET", "/domains/a.test", String::new()),
+        ("GET", "/v1/export?layout=jsonl", String::new()),
     ]
 }
 
@@ -131,6 +132,18 @@ fn shows() -> Vec<(&'static str, &'static str, String, &'static str)> {
             "alpha-file-marker",
         ),
         ("GET", "/skill/a.test/alpha", String::new(), "alpha title"),
+        (
+            "GET",
+            "/mirror/a.test/.well-known/agent-skills/index.json",
+            String::new(),
+            "alpha",
+        ),
+        (
+            "GET",
+            "/mirror/a.test/.well-known/agent-skills/alpha/SKILL.md",
+            String::new(),
+            "alpha-file-marker",
+        ),
         (
             "POST",
             "/rpc",

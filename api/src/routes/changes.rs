@@ -72,13 +72,17 @@ pub(super) async fn changes(
 }
 
 /// When a stored record last changed.
-fn changed_at(record: &StoredRecord) -> OffsetDateTime {
+pub(crate) fn changed_at(record: &StoredRecord) -> OffsetDateTime {
     record.removed_at.unwrap_or(record.skill.last_changed)
 }
 
 /// Returns the sequence number to list after so that every change at or after `since` is
 /// listed: a binary search over the log, whose times grow with the sequence numbers.
-fn first_after(store: &dyn RecordStore, since: OffsetDateTime, last: u64) -> Result<u64, ApiError> {
+pub(crate) fn first_after(
+    store: &dyn RecordStore,
+    since: OffsetDateTime,
+    last: u64,
+) -> Result<u64, ApiError> {
     let (mut low, mut high) = (0, last);
     while low < high {
         let middle = low + (high - low) / 2;

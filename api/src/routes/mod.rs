@@ -1,8 +1,10 @@
 //! The route table: every endpoint of DESIGN.md §6 and the layers around them.
 
-mod changes;
+pub(crate) mod changes;
 pub(crate) mod domains;
+mod export;
 mod health;
+mod mirror;
 mod rpc;
 pub(crate) mod search;
 pub(crate) mod sharing;
@@ -48,6 +50,10 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/v1/domains", get(domains::list))
         .route("/v1/domains/{domain}", get(domains::one))
         .route("/v1/changes", get(changes::changes))
+        .route(
+            "/mirror/{domain}/.well-known/agent-skills/{*path}",
+            get(mirror::mirror),
+        )
         .route("/.well-known/skill-sharing", get(sharing::index))
         .route("/skills", get(sharing::registry))
         .route("/healthz", get(health::healthz))
@@ -63,6 +69,12 @@ pub(crate) fn router(state: AppState) -> Router {
             state.clone(),
             caching::conditional,
         ))
+        .layer(cors.clone());
+    // Streamed bodies: no entity tag (the caching middleware would read the body whole to
+    // hash it), and `no-store`, set by the handler.
+    let streams = Router::new()
+        .route("/v1/export", get(export::export))
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(cors);
     let rpc = Router::new()
         .route("/rpc", post(rpc::rpc))
@@ -70,6 +82,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(state.config().max_body_bytes));
 
     reads
+        .merge(streams)
         .merge(rpc)
         .fallback(fallback)
         .layer(middleware::from_fn_with_state(

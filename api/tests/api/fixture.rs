@@ -56,6 +56,26 @@ pub(crate) fn state() -> AppState {
 pub(crate) fn crawl_fixture_web(data: &Path) -> (Arc<Store>, Blobs) {
     let store = Arc::new(Store::open(data).unwrap());
     let blobs = Blobs::open(data).unwrap();
+    crawl_into(
+        &store,
+        &blobs,
+        &repo_root().join("seeds/web"),
+        &DOMAINS,
+        true,
+    );
+    (store, blobs)
+}
+
+/// Crawls the sites of `domains` from `web` (one folder per host) on loopback into `store`
+/// and `blobs` (with `prefetch`, also every file a legacy index lists), on a runtime of its
+/// own, and checks that nothing failed.
+pub(crate) fn crawl_into(
+    store: &Arc<Store>,
+    blobs: &Blobs,
+    web: &Path,
+    domains: &[&str],
+    prefetch: bool,
+) {
     let report = std::thread::scope(|scope| {
         scope
             .spawn(|| {
@@ -65,10 +85,10 @@ pub(crate) fn crawl_fixture_web(data: &Path) -> (Arc<Store>, Blobs) {
                     .build()
                     .unwrap();
                 runtime.block_on(async {
-                    let web = repo_root().join("seeds/web");
+                    let web = web.to_owned();
                     let server = TestServer::start(move |request| serve_file(&web, request)).await;
                     let mut config = CrawlConfig {
-                        prefetch_files: true,
+                        prefetch_files: prefetch,
                         ..CrawlConfig::default()
                     };
                     config.fetch.host_delay = std::time::Duration::ZERO;
@@ -77,14 +97,14 @@ pub(crate) fn crawl_fixture_web(data: &Path) -> (Arc<Store>, Blobs) {
                             .parse()
                             .unwrap(),
                     ];
-                    let targets: Vec<SeedTarget> = DOMAINS
+                    let targets: Vec<SeedTarget> = domains
                         .iter()
                         .map(|domain| format!("http://{domain}").parse().unwrap())
                         .collect();
                     crawler::crawl::crawl(
                         config,
                         targets,
-                        Arc::clone(&store),
+                        Arc::clone(store),
                         blobs.clone(),
                         Arc::new(Quiet),
                         std::future::pending(),
@@ -97,19 +117,30 @@ pub(crate) fn crawl_fixture_web(data: &Path) -> (Arc<Store>, Blobs) {
             .unwrap()
     });
     assert_eq!(report.totals.errors, 0, "{report:?}");
-    (store, blobs)
 }
 
 /// Builds the state of a server over a freshly crawled fixture web in `data`.
 pub(crate) fn build_state(data: &Path, tokens: Tokens) -> AppState {
     let (store, blobs) = crawl_fixture_web(data);
+    state_over(data, store, blobs, tokens, ServeConfig::default())
+}
+
+/// Syncs the index in `data` with `store` and returns a server state over them, with the
+/// public URL `http://directory.test/`.
+pub(crate) fn state_over(
+    data: &Path,
+    store: Arc<Store>,
+    blobs: Blobs,
+    tokens: Tokens,
+    config: ServeConfig,
+) -> AppState {
     let Index { mut writer, search } =
         Index::open_or_create(&data.join(indexer::INDEX_DIR), IndexConfig::default()).unwrap();
     indexer::sync(&store, &mut writer).unwrap();
     search.reload().unwrap();
     let config = ServeConfig {
         public_url: "http://directory.test/".parse().unwrap(),
-        ..ServeConfig::default()
+        ..config
     };
     AppState::new(search, store, blobs, tokens, config)
 }

@@ -2,6 +2,7 @@
 //! one test binary, one module per area.
 
 mod contract;
+mod export;
 mod fixture;
 mod hostile;
 mod leaks;

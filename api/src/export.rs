@@ -1,0 +1,611 @@
+//! Exports: the skills a search selects, written offline in one of three layouts
+//! (DESIGN.md §5 `skillscout export`, §6 `/v1/export`), and the well-known writer the
+//! `/mirror/{domain}/…` routes share.
+//!
+//! - `skills-dir`: `<name>/SKILL.md` plus the skill's files, the layout agents load from
+//!   (`.agents/skills/`, `.claude/skills/`); names made unique by the rule in `naming`.
+//! - `well-known`: `<domain>/.well-known/agent-skills/index.json` (v0.2) plus the artifacts,
+//!   servable as is; crawling it gives the same records (`well_known`).
+//! - `jsonl`: `skills.jsonl`, one record per line, as `GET /v1/skills/{domain}/{name}` sends
+//!   it.
+//!
+//! Every export has a `manifest.json` (`manifest`): every file with its size and SHA-256, the
+//! query, filters and time, the version, the skills left out and why, the files missing, the
+//! renamings and, with `since`, the tombstones. On disk an export is built beside its target
+//! and renamed into place (`sink::publish_atomically`); over HTTP it is streamed as it is
+//! written (`sink::TarSink` over the response body).
+//!
+//! Only verified content is exported: bytes come from the blob store, which holds only what
+//! matched its digest; a file the directory does not hold is listed as missing. The caller's
+//! access applies: the index selects what the caller may see, and every record is asked about
+//! again (the access policy) when it is read from the store to be written.
+//!
+//! # Layout
+//!
+//! - `select`: which records (index, store, change log).
+//! - `naming`: folder names of `skills-dir`.
+//! - `well_known`: the v0.2 index and artifacts of a publisher (shared with the mirror).
+//! - `manifest`: [`Manifest`].
+//! - `sink`: folders, `.tar.gz` streams, and the atomic rename.
+
+mod manifest;
+mod naming;
+mod select;
+mod sink;
+pub(crate) mod well_known;
+
+use std::io::{self, Seek, Write};
+use std::path::Path;
+use std::str::FromStr;
+
+use formats::{Digest, Skill, SkillId};
+use indexer::{Caller, Filters};
+use serde::Serialize;
+use sha2::{Digest as _, Sha256};
+use time::OffsetDateTime;
+
+pub use manifest::{
+    ExportedSkill, FileRecord, LeftOut, MANIFEST, Manifest, Missing, Removed, Renamed, Summary,
+};
+pub(crate) use select::{Plan, plan};
+pub(crate) use sink::{Sink, TarSink};
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::wire::RecordView;
+use sink::{DirSink, PublishError, Target, publish_atomically};
+
+/// The file of the `jsonl` layout.
+pub const JSONL_FILE: &str = "skills.jsonl";
+/// The SKILL.md file name.
+const SKILL_MD: &str = "SKILL.md";
+
+/// How an export is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// `<name>/SKILL.md` plus files: what agents load.
+    #[default]
+    SkillsDir,
+    /// `<domain>/.well-known/agent-skills/index.json` plus artifacts: a federation source.
+    WellKnown,
+    /// One record per line.
+    Jsonl,
+}
+
+impl Layout {
+    /// Returns the layout's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::SkillsDir => "skills-dir",
+            Layout::WellKnown => "well-known",
+            Layout::Jsonl => "jsonl",
+        }
+    }
+}
+
+impl FromStr for Layout {
+    type Err = String;
+
+    fn from_str(raw: &str) -> Result<Layout, String> {
+        match raw {
+            "skills-dir" => Ok(Layout::SkillsDir),
+            "well-known" => Ok(Layout::WellKnown),
+            "jsonl" => Ok(Layout::Jsonl),
+            other => Err(format!(
+                "unknown layout {other:?} (expected skills-dir, well-known or jsonl)"
+            )),
+        }
+    }
+}
+
+/// What to export.
+#[derive(Debug, Clone, Default)]
+pub struct ExportRequest {
+    /// Search text; empty selects every record the filters select.
+    pub query: String,
+    /// Exact filters, as for searches (no `verdict`: `valid` and `lenient`).
+    pub filters: Filters,
+    /// Only what changed at or after this time; removals are listed as tombstones.
+    pub since: Option<OffsetDateTime>,
+    /// Who the export is for.
+    pub caller: Caller,
+    /// The layout.
+    pub layout: Layout,
+}
+
+/// What an export reports as it goes (a terminal progress bar).
+pub trait ExportProgress: Send + Sync {
+    /// The selection is made: `skills` records will be written.
+    fn planned(&self, skills: usize);
+    /// One more record was handled (written or left out).
+    fn advanced(&self);
+}
+
+/// Reports nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl ExportProgress for NoProgress {
+    fn planned(&self, _skills: usize) {}
+    fn advanced(&self) {}
+}
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The export cannot be made as asked (an existing target without `force`, a query over
+    /// the length limit, a bad filter): change the request.
+    #[error("{0}")]
+    Usage(String),
+    /// The export failed (the store, the index or the disk); nothing was left behind.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<ApiError> for ExportError {
+    fn from(error: ApiError) -> ExportError {
+        match error {
+            ApiError::Internal(detail) => ExportError::Failed(detail),
+            other if other.status_and_code().0.is_client_error() => {
+                ExportError::Usage(other.to_string())
+            }
+            other => ExportError::Failed(other.to_string()),
+        }
+    }
+}
+
+impl From<PublishError> for ExportError {
+    fn from(error: PublishError) -> ExportError {
+        match error {
+            PublishError::Exists(_) => ExportError::Usage(error.to_string()),
+            other => ExportError::Failed(error_chain(&other)),
+        }
+    }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Writes the export of `request` to `out` (blocking): a folder, or with `archive` one
+/// `.tar.gz`; built beside `out` and renamed into place, so a failure leaves nothing. An
+/// existing `out` is refused unless `force`. Returns the manifest.
+pub fn export_to_path(
+    state: &AppState,
+    request: &ExportRequest,
+    out: &Path,
+    archive: bool,
+    force: bool,
+    progress: &dyn ExportProgress,
+) -> Result<Manifest, ExportError> {
+    if !force && out.symlink_metadata().is_ok() {
+        return Err(PublishError::Exists(out.to_owned()).into());
+    }
+    let plan = plan(state, request)?;
+    progress.planned(plan.ids.len());
+    let spool = out
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_owned();
+    let now = OffsetDateTime::now_utc();
+    let target = if archive {
+        Target::File
+    } else {
+        Target::Folder
+    };
+    let manifest = publish_atomically(out, force, target, |temporary| {
+        let failed = |error: ApiError| match ExportError::from(error) {
+            ExportError::Usage(message) | ExportError::Failed(message) => message,
+        };
+        if archive {
+            let file = std::fs::File::create(temporary)
+                .map_err(|error| format!("cannot create {}: {error}", temporary.display()))?;
+            let mut sink = TarSink::new(io::BufWriter::new(file), unix_time(now));
+            let manifest = write(
+                state,
+                request,
+                plan,
+                Output::Files(&mut sink),
+                &spool,
+                now,
+                progress,
+            )
+            .map_err(failed)?;
+            let finished = sink
+                .finish()
+                .and_then(|writer| writer.into_inner().map_err(io::IntoInnerError::into_error))
+                .and_then(|file| file.sync_all());
+            finished.map_err(|error| format!("cannot write {}: {error}", temporary.display()))?;
+            Ok(manifest)
+        } else {
+            let mut sink = DirSink::new(temporary);
+            write(
+                state,
+                request,
+                plan,
+                Output::Files(&mut sink),
+                &spool,
+                now,
+                progress,
+            )
+            .map_err(failed)
+        }
+    })?;
+    Ok(manifest)
+}
+
+/// Where the records go.
+pub(crate) enum Output<'a> {
+    /// Files of the layout, and the manifest last.
+    Files(&'a mut dyn Sink),
+    /// Only for `jsonl`: the lines themselves, no manifest (`GET /v1/export` without
+    /// `archive`).
+    Lines(&'a mut dyn Write),
+}
+
+/// Seconds since the epoch (0 before it).
+pub(crate) fn unix_time(at: OffsetDateTime) -> u64 {
+    u64::try_from(at.unix_timestamp()).unwrap_or(0)
+}
+
+/// Writes the records of `plan` in `request.layout` (blocking). Large files are spooled in
+/// `spool` (a folder on the target's file system), never held in memory.
+pub(crate) fn write(
+    state: &AppState,
+    request: &ExportRequest,
+    plan: Plan,
+    output: Output<'_>,
+    spool: &Path,
+    now: OffsetDateTime,
+    progress: &dyn ExportProgress,
+) -> Result<Manifest, ApiError> {
+    let mut writer = Writer {
+        state,
+        request,
+        manifest: Manifest {
+            skillscout_version: env!("CARGO_PKG_VERSION"),
+            created_at: now,
+            layout: request.layout,
+            query: request.query.clone(),
+            filters: request.filters.clone(),
+            since: request.since,
+            caller: request.caller,
+            summary: Summary::default(),
+            skills: Vec::new(),
+            files: Vec::new(),
+            renamed: Vec::new(),
+            missing: Vec::new(),
+            left_out: Vec::new(),
+            removed: plan.removed,
+            notes: plan.notes,
+        },
+        progress,
+    };
+    let ids = plan.ids;
+    match (request.layout, output) {
+        (Layout::Jsonl, Output::Lines(lines)) => writer.jsonl(&ids, lines)?,
+        (Layout::Jsonl, Output::Files(sink)) => {
+            let mut spooled = tempfile::tempfile_in(spool).map_err(|error| {
+                ApiError::Internal(format!("cannot spool in {}: {error}", spool.display()))
+            })?;
+            let mut hashing = Hashing::new(io::BufWriter::new(&mut spooled));
+            writer.jsonl(&ids, &mut hashing)?;
+            let (size, digest) = hashing.finish().map_err(io_error)?;
+            spooled.rewind().map_err(io_error)?;
+            sink.put_reader(JSONL_FILE, size, &mut spooled)
+                .map_err(io_error)?;
+            writer.recorded(JSONL_FILE, size, digest);
+            writer.finish(sink)?;
+        }
+        (Layout::SkillsDir, Output::Files(sink)) => {
+            writer.skills_dir(&ids, sink)?;
+            writer.finish(sink)?;
+        }
+        (Layout::WellKnown, Output::Files(sink)) => {
+            writer.well_known(&ids, sink)?;
+            writer.finish(sink)?;
+        }
+        (layout, Output::Lines(_)) => {
+            return Err(ApiError::Internal(format!(
+                "the {} layout is made of files",
+                layout.as_str()
+            )));
+        }
+    }
+    Ok(writer.manifest)
+}
+
+fn io_error(error: io::Error) -> ApiError {
+    ApiError::Internal(format!("cannot write the export: {error}"))
+}
+
+/// The state of one export being written.
+struct Writer<'a> {
+    state: &'a AppState,
+    request: &'a ExportRequest,
+    manifest: Manifest,
+    progress: &'a dyn ExportProgress,
+}
+
+impl Writer<'_> {
+    /// Reads a record to write: `None` (with a `left_out` entry when the caller may know of
+    /// it) when it is gone, no longer visible or no longer of a wanted verdict.
+    fn load(&mut self, id: &SkillId) -> Result<Option<Skill>, ApiError> {
+        let stored = self.state.store().record(&id.to_string())?;
+        let reason = match stored {
+            None => "it is no longer in the crawl store".to_owned(),
+            Some(stored) if stored.is_tombstone() => {
+                "it was removed from its index after it was selected".to_owned()
+            }
+            Some(stored) if !self.state.may_see(self.request.caller, stored.skill.access) => {
+                // Not even its id is shown to a caller who may not see it.
+                return Ok(None);
+            }
+            Some(stored) => {
+                let verdict = stored.skill.verdict();
+                if select::wanted_verdicts(&self.request.filters).contains(&verdict) {
+                    return Ok(Some(stored.skill));
+                }
+                format!("its verdict is now {verdict}")
+            }
+        };
+        self.left_out(id, reason);
+        Ok(None)
+    }
+
+    fn left_out(&mut self, id: &SkillId, reason: String) {
+        self.manifest.left_out.push(LeftOut {
+            id: id.clone(),
+            reason,
+        });
+    }
+
+    fn missing(&mut self, id: &SkillId, path: &str, reason: String) {
+        self.manifest.missing.push(Missing {
+            id: id.clone(),
+            path: path.to_owned(),
+            reason,
+        });
+    }
+
+    fn exported(&mut self, id: &SkillId, path: String) {
+        self.manifest.skills.push(ExportedSkill {
+            id: id.clone(),
+            path,
+        });
+    }
+
+    fn recorded(&mut self, path: &str, size: u64, sha256: Digest) {
+        self.manifest.files.push(FileRecord {
+            path: path.to_owned(),
+            size,
+            sha256,
+        });
+    }
+
+    fn put(&mut self, sink: &mut dyn Sink, path: &str, bytes: &[u8]) -> Result<(), ApiError> {
+        sink.put(path, bytes).map_err(io_error)?;
+        self.recorded(path, bytes.len() as u64, Digest::of(bytes));
+        Ok(())
+    }
+
+    /// The verified bytes of a file of `skill`, or why there are none.
+    fn file_bytes(&self, skill: &Skill, path: &str) -> Result<Result<Vec<u8>, String>, ApiError> {
+        let digest = match skill.file(path).and_then(|file| file.sha256) {
+            Some(digest) => digest,
+            // A SKILL.md artifact is the SKILL.md, even where the record lists no file.
+            None if path == SKILL_MD && skill.artifact == formats::skill::Artifact::SkillMd => {
+                match skill.digest {
+                    Some(digest) => digest,
+                    None => return Ok(Err("it was never fetched".to_owned())),
+                }
+            }
+            None => return Ok(Err("it was never fetched".to_owned())),
+        };
+        match self.state.blobs().get(&digest) {
+            Ok(Some(bytes)) => Ok(Ok(bytes)),
+            Ok(None) => Ok(Err(format!(
+                "the directory does not hold its bytes ({digest})"
+            ))),
+            Err(error) => Err(ApiError::Internal(format!(
+                "cannot read blob {digest}: {error}"
+            ))),
+        }
+    }
+
+    fn jsonl(&mut self, ids: &[SkillId], lines: &mut dyn Write) -> Result<(), ApiError> {
+        for id in ids {
+            self.progress.advanced();
+            let Some(skill) = self.load(id)? else {
+                continue;
+            };
+            let mut line = serde_json::to_vec(&RecordView::from(skill))
+                .map_err(|error| ApiError::internal(&error))?;
+            line.push(b'\n');
+            lines.write_all(&line).map_err(io_error)?;
+            self.exported(id, JSONL_FILE.to_owned());
+        }
+        lines.flush().map_err(io_error)
+    }
+
+    fn skills_dir(&mut self, ids: &[SkillId], sink: &mut dyn Sink) -> Result<(), ApiError> {
+        let folders = naming::folders(ids);
+        for (id, folder) in ids.iter().zip(folders) {
+            self.progress.advanced();
+            let Some(skill) = self.load(id)? else {
+                continue;
+            };
+            if skill.format != formats::Format::AgentSkills {
+                self.left_out(id, "a skill-sharing service has no SKILL.md".to_owned());
+                continue;
+            }
+            let skill_md = match self.file_bytes(&skill, SKILL_MD)? {
+                Ok(bytes) => bytes,
+                Err(why) => {
+                    self.left_out(id, format!("its SKILL.md is missing: {why}"));
+                    continue;
+                }
+            };
+            // Agents require the frontmatter `name` to be the folder's: a skill renamed for a
+            // collision, or whose SKILL.md names it otherwise, gets its SKILL.md's `name` set.
+            let own_name = skill
+                .frontmatter
+                .get("name")
+                .and_then(|name| name.as_str())
+                .unwrap_or(id.slug().as_str())
+                .to_owned();
+            let skill_md = if folder == id.slug().as_str() && own_name == folder {
+                skill_md
+            } else {
+                self.manifest.renamed.push(Renamed {
+                    id: id.clone(),
+                    from: if folder == id.slug().as_str() {
+                        own_name
+                    } else {
+                        id.slug().to_string()
+                    },
+                    to: folder.clone(),
+                });
+                naming::with_name(&skill_md, &folder)
+            };
+            self.put(sink, &format!("{folder}/{SKILL_MD}"), &skill_md)?;
+            for file in &skill.files {
+                if file.path == SKILL_MD {
+                    continue;
+                }
+                if crate::files::check_path(&file.path).is_err() {
+                    self.missing(id, &file.path, "its path is not safe to write".to_owned());
+                    continue;
+                }
+                match self.file_bytes(&skill, &file.path)? {
+                    Ok(bytes) => self.put(sink, &format!("{folder}/{}", file.path), &bytes)?,
+                    Err(why) => self.missing(id, &file.path, why),
+                }
+            }
+            self.exported(id, folder);
+        }
+        Ok(())
+    }
+
+    fn well_known(&mut self, ids: &[SkillId], sink: &mut dyn Sink) -> Result<(), ApiError> {
+        let mut domain: Option<formats::Domain> = None;
+        let mut entries = Vec::new();
+        for id in ids {
+            self.progress.advanced();
+            if domain.as_ref() != Some(id.domain()) {
+                if let Some(done) = domain.take() {
+                    self.index(sink, &done, &mut entries)?;
+                }
+                domain = Some(id.domain().clone());
+            }
+            let Some(skill) = self.load(id)? else {
+                continue;
+            };
+            let published = match well_known::publish(&skill, self.state.blobs()) {
+                Ok(published) => published,
+                Err(well_known::Unpublishable::Failed(detail)) => {
+                    return Err(ApiError::Internal(detail));
+                }
+                Err(why) => {
+                    self.left_out(id, why.reason());
+                    continue;
+                }
+            };
+            for path in &published.missing {
+                self.missing(id, path, "the directory does not hold its bytes".to_owned());
+            }
+            let path = format!("{}/{}/{}", id.domain(), well_known::BASE, published.path);
+            self.put(sink, &path, &published.bytes)?;
+            entries.push(published.entry);
+            self.exported(id, path);
+        }
+        if let Some(done) = domain {
+            self.index(sink, &done, &mut entries)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a domain's index, when it has entries.
+    fn index(
+        &mut self,
+        sink: &mut dyn Sink,
+        domain: &formats::Domain,
+        entries: &mut Vec<well_known::Entry>,
+    ) -> Result<(), ApiError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let json = well_known::index_json(entries);
+        entries.clear();
+        self.put(sink, &format!("{domain}/{}", well_known::INDEX_PATH), &json)
+    }
+
+    /// Counts, then writes the manifest.
+    fn finish(&mut self, sink: &mut dyn Sink) -> Result<(), ApiError> {
+        let manifest = &mut self.manifest;
+        manifest.summary = Summary {
+            skills: manifest.skills.len(),
+            files: manifest.files.len(),
+            bytes: manifest.files.iter().map(|file| file.size).sum(),
+            renamed: manifest.renamed.len(),
+            missing: manifest.missing.len(),
+            left_out: manifest.left_out.len(),
+            removed: manifest.removed.len(),
+        };
+        let mut json = serde_json::to_vec_pretty(&self.manifest)
+            .map_err(|error| ApiError::internal(&error))?;
+        json.push(b'\n');
+        sink.put(MANIFEST, &json).map_err(io_error)
+    }
+}
+
+/// A writer that counts and hashes what goes through it.
+struct Hashing<W: Write> {
+    inner: W,
+    hasher: Sha256,
+    size: u64,
+}
+
+impl<W: Write> Hashing<W> {
+    fn new(inner: W) -> Hashing<W> {
+        Hashing {
+            inner,
+            hasher: Sha256::new(),
+            size: 0,
+        }
+    }
+
+    fn finish(mut self) -> io::Result<(u64, Digest)> {
+        self.inner.flush()?;
+        let hex: String = self
+            .hasher
+            .finalize()
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        let digest = Digest::from_hex(&hex).expect("a SHA-256 is 64 hex characters");
+        Ok((self.size, digest))
+    }
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(bytes)?;
+        self.hasher.update(&bytes[..written]);
+        self.size += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}

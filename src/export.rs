@@ -1,0 +1,135 @@
+//! `skillscout export`: writes the skills a search selects to disk in one of the export
+//! layouts (the work is `api::export`, shared with `GET /v1/export`), with a progress bar on
+//! a terminal and one summary line on stdout.
+//!
+//! The export reads the index and the crawl store; it opens the store, so it cannot run while
+//! a server or a crawl holds the data directory.
+
+use std::io::{IsTerminal, Write as _};
+use std::path::Path;
+
+use anyhow::Context;
+use api::export::{ExportError, ExportProgress, ExportRequest};
+use api::{AppState, ServeConfig, Tokens};
+use indexer::{Caller, Filters, SearchIndex};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::cli::ExportArgs;
+use crate::crawl::open_data;
+use crate::progress::ActiveBar;
+use crate::{ExitStatus, usage};
+
+/// Runs `skillscout export`.
+pub(crate) fn run(
+    data: &Path,
+    args: &ExportArgs,
+    active: &ActiveBar,
+) -> anyhow::Result<ExitStatus> {
+    if !args.force && args.out.symlink_metadata().is_ok() {
+        return Err(usage(anyhow::anyhow!(
+            "{} exists; use --force to replace it",
+            args.out.display()
+        )));
+    }
+    let dir = data.join(indexer::INDEX_DIR);
+    let index = SearchIndex::open(&dir).with_context(|| {
+        format!(
+            "cannot open the index in {}; run `skillscout crawl` first",
+            dir.display()
+        )
+    })?;
+    let (store, blobs) = open_data(data)?;
+    let state = AppState::new(index, store, blobs, Tokens::none(), ServeConfig::default());
+    let request = ExportRequest {
+        query: args.query.trim().to_owned(),
+        filters: Filters {
+            capability_type: args.capability_type.clone(),
+            access: args.access.clone(),
+            domain: args.domain.clone(),
+            format: args.format.clone(),
+            tag: args.tag.clone(),
+            license: Vec::new(),
+            verdict: args.verdict.clone(),
+        },
+        since: args.since,
+        caller: if args.private {
+            Caller::Authenticated
+        } else {
+            Caller::Anonymous
+        },
+        layout: args.layout,
+    };
+    let progress = Bar::new(std::io::stderr().is_terminal(), active);
+    let exported = api::export::export_to_path(
+        &state,
+        &request,
+        &args.out,
+        args.archive,
+        args.force,
+        &progress,
+    );
+    progress.finish();
+    let manifest = match exported {
+        Ok(manifest) => manifest,
+        Err(error @ ExportError::Usage(_)) => return Err(usage(error)),
+        Err(error) => return Err(anyhow::Error::new(error).context("the export failed")),
+    };
+    for renamed in &manifest.renamed {
+        tracing::info!(id = %renamed.id, to = %renamed.to, "renamed: the name is taken by another publisher's skill");
+    }
+    let mut stdout = std::io::stdout().lock();
+    writeln!(
+        stdout,
+        "exported to {}: {}",
+        args.out.display(),
+        manifest.summary
+    )
+    .context("cannot write to stdout")?;
+    Ok(ExitStatus::Success)
+}
+
+/// The progress bar: skills handled out of those selected.
+struct Bar {
+    bar: ProgressBar,
+    active: ActiveBar,
+}
+
+impl Bar {
+    fn new(show: bool, active: &ActiveBar) -> Bar {
+        let target = if show {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        let bar = ProgressBar::with_draw_target(None, target);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} skills",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        if show {
+            active.set(Some(bar.clone()));
+        }
+        Bar {
+            bar,
+            active: active.clone(),
+        }
+    }
+
+    fn finish(&self) {
+        self.active.set(None);
+        self.bar.finish_and_clear();
+    }
+}
+
+impl ExportProgress for Bar {
+    fn planned(&self, skills: usize) {
+        self.bar.set_length(skills as u64);
+    }
+
+    fn advanced(&self) {
+        self.bar.inc(1);
+    }
+}
