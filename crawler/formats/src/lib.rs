@@ -32,6 +32,8 @@
 //! - [`normalize`]: index entry + fetched artifact -> [`Skill`].
 //! - [`site`]: the pipeline over one site (probes, indexes, artifacts, records) as a sans-IO
 //!   state machine, driven over the network by the crawler and over a directory by `validate`.
+//! - [`search_text`]: what search reads of a record besides its main fields (declared tools
+//!   and inputs, headings).
 //! - [`seeds`]: the seed file format.
 //! - [`robots`]: robots.txt (RFC 9309) for the `skillscout` product token.
 //!
@@ -48,6 +50,7 @@ pub mod diagnostic;
 pub mod index;
 pub mod normalize;
 pub mod robots;
+pub mod search_text;
 pub mod seeds;
 pub mod sharing;
 pub mod site;
