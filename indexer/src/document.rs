@@ -35,10 +35,31 @@ pub(crate) fn to_document(
     doc.add_text(fields.name, skill.name.as_str());
     doc.add_text(fields.title, &skill.title);
     doc.add_text(fields.description, &skill.description);
+    // The body field holds the body and every other field's text: one field whose word
+    // statistics are the collection's, so that a word common in names but rare overall (or
+    // the reverse) weighs what it says about the whole record. See `query::FIELD_WEIGHTS`.
     doc.add_text(fields.body, &skill.body);
     for tag in &skill.tags {
         doc.add_text(fields.tags, tag);
         doc.add_text(fields.tag, tag.trim().to_lowercase());
+    }
+    if let Some(license) = &skill.license {
+        doc.add_text(fields.tags, license);
+    }
+    let extra = skill.search_text();
+    for text in &extra.tools {
+        doc.add_text(fields.tools, text);
+    }
+    for text in &extra.headings {
+        doc.add_text(fields.headings, text);
+    }
+    doc.add_text(fields.body, skill.name.as_str());
+    for text in [&skill.title, &skill.description]
+        .into_iter()
+        .chain(&skill.tags)
+        .chain(&extra.tools)
+    {
+        doc.add_text(fields.body, text);
     }
     for text in [skill.name.as_str(), &skill.title, &skill.description] {
         doc.add_text(fields.words, text);

@@ -62,13 +62,14 @@ mod schema;
 mod search;
 mod snippet;
 mod sync;
+mod synonyms;
 pub mod tokenizer;
 mod writer;
 
 use std::path::Path;
 
 pub use error::{Error, Result};
-pub use query::MAX_QUERY_CHARS;
+pub use query::{FIELD_WEIGHTS, FieldWeights, MAX_QUERY_CHARS, informative_words};
 pub use request::{
     ANY_VERDICT, Caller, DEFAULT_LIMIT, DEFAULT_VERDICTS, Filters, ListRequest, MAX_FACET_VALUES,
     MAX_LIMIT, MAX_OFFSET, SearchRequest,

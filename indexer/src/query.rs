@@ -28,6 +28,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::schema::Fields;
+use crate::synonyms::{self, SYNONYM_WEIGHT};
 use crate::tokenizer::{self, key, text_analyzer, words_analyzer};
 
 /// The longest query, in characters: room for a task described in a paragraph. The one
@@ -50,12 +51,41 @@ pub(crate) const MIN_PREFIX_CHARS: usize = 2;
 /// the word dictionary, which is cheap for long prefixes.
 pub(crate) const MAX_INDEXED_PREFIX_CHARS: usize = 10;
 
-/// Field weights of the BM25 clauses.
-const NAME_WEIGHT: f32 = 3.0;
-const TITLE_WEIGHT: f32 = 2.5;
-const TAGS_WEIGHT: f32 = 2.0;
-const DESCRIPTION_WEIGHT: f32 = 2.0;
-const BODY_WEIGHT: f32 = 0.4;
+/// The weight of each field in the BM25 score, chosen on the regression set and
+/// `../shared/relevance-dev` (never on the held-out set; docs/BENCHMARKS.md). Baselines that
+/// compare with this ranking use the same weights (the benchmark's FTS5 table does).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldWeights {
+    /// The slug, as words.
+    pub name: f32,
+    /// The human name.
+    pub title: f32,
+    /// The description.
+    pub description: f32,
+    /// Tags and licence.
+    pub tags: f32,
+    /// Declared tools and inputs (names, descriptions, parameters).
+    pub tools: f32,
+    /// SKILL.md headings.
+    pub headings: f32,
+    /// The SKILL.md body together with every field above: the one field whose word statistics
+    /// are the whole record's.
+    pub body: f32,
+}
+
+/// The field weights of the ranking.
+pub const FIELD_WEIGHTS: FieldWeights = FieldWeights {
+    name: 3.0,
+    title: 2.5,
+    description: 2.0,
+    tags: 2.0,
+    tools: 1.5,
+    headings: 1.0,
+    body: 1.0,
+};
+const BODY_WEIGHT: f32 = FIELD_WEIGHTS.body;
+/// How much a quoted phrase found as written adds, inside a longer query, over its words.
+const PHRASE_BOOST: f32 = 1.0;
 /// How much the other fields count beside the best-matching one, for each term.
 const TIE_BREAKER: f32 = 0.3;
 /// A term held by more than this share of bodies is not scored in bodies (its idf is
@@ -73,10 +103,94 @@ const KEY_SCORE: f32 = 0.5;
 /// Words that say nothing about what is wanted in a task-style query ("how do I ..."). They
 /// are dropped when the query has other words.
 const NOISE_WORDS: &[&str] = &[
-    "how", "do", "doe", "i", "my", "me", "we", "our", "you", "your", "can", "want", "need", "help",
-    "use", "using", "some", "someth", "make", "get", "what", "which", "should", "would", "could",
-    "from", "all", "any", "about",
+    "how",
+    "do",
+    "doe",
+    "i",
+    "my",
+    "me",
+    "we",
+    "our",
+    "you",
+    "your",
+    "can",
+    "want",
+    "need",
+    "help",
+    "use",
+    "using",
+    "some",
+    "someth",
+    "make",
+    "get",
+    "what",
+    "which",
+    "should",
+    "would",
+    "could",
+    "from",
+    "all",
+    "any",
+    "about",
+    "pleas",
+    "thank",
+    "hi",
+    "hello",
+    "hey",
+    "kind",
+    "kindli",
+    "assist",
+    "provid",
+    "tell",
+    "give",
+    "show",
+    "let",
+    "also",
+    "just",
+    "realli",
+    "like",
+    "look",
+    "know",
+    "abl",
+    "tri",
+    "there",
+    "here",
+    "someon",
+    "anyon",
+    "anyth",
+    "find",
+    "recommend",
+    "suggest",
+    "tool",
+    "specif",
+    "interest",
+    "current",
+    "latest",
+    "good",
+    "best",
+    "new",
 ];
+
+/// Returns the words of user text that say what is wanted, lowercased and unstemmed: English
+/// stop words and task boilerplate ("how do I", "help me") left out, unless nothing else is
+/// left. For baselines that should read a query as this ranking does.
+pub fn informative_words(text: &str) -> Vec<String> {
+    let mut stemmed = text_analyzer();
+    let mut words = words_analyzer();
+    let all = tokenizer::tokens(&mut words, &sanitize(text));
+    let kept: Vec<String> = all
+        .iter()
+        .filter(|word| {
+            let stems = tokenizer::tokens(&mut stemmed, word);
+            !stems.is_empty()
+                && !stems
+                    .iter()
+                    .all(|stem| NOISE_WORDS.contains(&stem.as_str()))
+        })
+        .cloned()
+        .collect();
+    if kept.is_empty() { all } else { kept }
+}
 
 /// A query as the user wrote it, taken apart.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -161,25 +275,22 @@ impl QueryBuilder {
         }
     }
 
-    fn weighted_fields(&self) -> [(Field, f32); 4] {
+    fn weighted_fields(&self) -> [(Field, f32); 6] {
         let f = &self.fields;
+        let w = FIELD_WEIGHTS;
         [
-            (f.name, NAME_WEIGHT),
-            (f.title, TITLE_WEIGHT),
-            (f.tags, TAGS_WEIGHT),
-            (f.description, DESCRIPTION_WEIGHT),
+            (f.name, w.name),
+            (f.title, w.title),
+            (f.tags, w.tags),
+            (f.description, w.description),
+            (f.tools, w.tools),
+            (f.headings, w.headings),
         ]
     }
 
     /// The fields indexed with positions, where phrases can match.
-    fn phrase_fields(&self) -> [(Field, f32); 4] {
-        let f = &self.fields;
-        [
-            (f.name, NAME_WEIGHT),
-            (f.title, TITLE_WEIGHT),
-            (f.tags, TAGS_WEIGHT),
-            (f.description, DESCRIPTION_WEIGHT),
-        ]
+    fn phrase_fields(&self) -> [(Field, f32); 6] {
+        self.weighted_fields()
     }
 
     /// One term in any weighted field but the body, scored by the best field plus a share of
@@ -272,8 +383,14 @@ impl QueryBuilder {
         // What only adds to the score of a match, or must hold besides.
         let mut outer: Vec<(Occur, Box<dyn Query>)> = Vec::new();
 
+        // A query that is nothing but quoted phrases asks for them; inside a longer query a
+        // phrase ranks (its words count as loose words too) and never filters: a task that
+        // quotes an error message or a keyword must not come back empty.
+        let phrases_filter =
+            !parsed.phrases.is_empty() && !parsed.loose.chars().any(char::is_alphanumeric);
+
         // Loose words: BM25 over the weighted fields, OR-combined.
-        let terms = self.loose_terms(parsed);
+        let terms = self.loose_terms(parsed, !phrases_filter);
         for term in &terms {
             matching.push((Occur::Should, self.term_clause(term)));
             if widen {
@@ -282,12 +399,34 @@ impl QueryBuilder {
                 outer.push((Occur::Should, self.body_clause(term)));
             }
         }
+        // Abbreviations and close synonyms of the words typed, at a lower weight.
+        for term in self.synonym_terms(parsed, &terms) {
+            matching.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(self.term_clause(&term), SYNONYM_WEIGHT)),
+            ));
+            if !self.is_common_in_bodies(&term) {
+                outer.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(self.body_clause(&term), SYNONYM_WEIGHT)),
+                ));
+            }
+        }
         // Quoted phrases must appear.
         for phrase in &parsed.phrases {
             let phrase_terms: Vec<String> = tokenizer::tokens(&mut self.text, phrase)
                 .into_iter()
                 .take(MAX_TERMS)
                 .collect();
+            if !phrases_filter {
+                if phrase_terms.len() > 1 {
+                    outer.push((
+                        Occur::Should,
+                        self.phrase_clause(&phrase_terms, 0, PHRASE_BOOST),
+                    ));
+                }
+                continue;
+            }
             let required = match phrase_terms.len() {
                 0 => continue,
                 1 if widen => Box::new(BooleanQuery::new(vec![
@@ -415,12 +554,40 @@ impl QueryBuilder {
         }
     }
 
-    /// Returns the distinct analysed terms of the loose words (at most [`MAX_TERMS`]),
-    /// without the noise words unless nothing else is left.
-    fn loose_terms(&mut self, parsed: &ParsedQuery) -> Vec<String> {
+    /// Returns the analysed terms of the synonyms of the query's words
+    /// ([`crate::synonyms`]) that are not among `terms` already.
+    fn synonym_terms(&mut self, parsed: &ParsedQuery, terms: &[String]) -> Vec<String> {
+        let mut text = parsed.loose.clone();
+        for phrase in &parsed.phrases {
+            text.push(' ');
+            text.push_str(phrase);
+        }
+        let words = tokenizer::tokens(&mut self.words, &text);
+        let mut out: Vec<String> = Vec::new();
+        for synonym in synonyms::expansions(&words) {
+            for term in tokenizer::tokens(&mut self.text, synonym) {
+                if !terms.contains(&term) && !out.contains(&term) && out.len() < MAX_TERMS {
+                    out.push(term);
+                }
+            }
+        }
+        out
+    }
+
+    /// Returns the distinct analysed terms of the loose words (with the quoted phrases' words
+    /// when `with_phrases`; at most [`MAX_TERMS`]), without the noise words unless nothing
+    /// else is left.
+    fn loose_terms(&mut self, parsed: &ParsedQuery, with_phrases: bool) -> Vec<String> {
         let mut seen = BTreeSet::new();
         let mut terms: Vec<String> = Vec::new();
-        for term in tokenizer::tokens(&mut self.text, &parsed.loose) {
+        let mut text = parsed.loose.clone();
+        if with_phrases {
+            for phrase in &parsed.phrases {
+                text.push(' ');
+                text.push_str(phrase);
+            }
+        }
+        for term in tokenizer::tokens(&mut self.text, &text) {
             if terms.len() >= MAX_TERMS {
                 break;
             }

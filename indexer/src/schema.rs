@@ -9,7 +9,7 @@ use crate::tokenizer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// The schema's version. Bump it whenever the fields, their analysis or the stored record
 /// change: an index written with another version is rebuilt from the crawl store.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Field names, shared by the schema, documents and the collectors that read fast fields.
 pub(crate) mod names {
@@ -21,6 +21,8 @@ pub(crate) mod names {
     pub(crate) const DESCRIPTION: &str = "description";
     pub(crate) const BODY: &str = "body";
     pub(crate) const TAGS: &str = "tags";
+    pub(crate) const TOOLS: &str = "tools";
+    pub(crate) const HEADINGS: &str = "headings";
     pub(crate) const WORDS: &str = "words";
     pub(crate) const PREFIXES: &str = "prefixes";
     pub(crate) const CAPABILITY_TYPE: &str = "capability_type";
@@ -49,11 +51,15 @@ pub(crate) struct Fields {
     pub(crate) title: Field,
     /// The description, analysed.
     pub(crate) description: Field,
-    /// The SKILL.md body, analysed (without positions: phrases are matched in the short
-    /// fields only, which keeps the index small).
+    /// The SKILL.md body and the text of every other field, analysed (without positions:
+    /// phrases are matched in the short fields only, which keeps the index small).
     pub(crate) body: Field,
-    /// The tags, analysed.
+    /// The tags and the licence, analysed.
     pub(crate) tags: Field,
+    /// Declared tools and inputs ([`formats::search_text::SearchText::tools`]), analysed.
+    pub(crate) tools: Field,
+    /// The SKILL.md headings, analysed.
+    pub(crate) headings: Field,
     /// Name, title, description and tags, unstemmed: for typos and long prefixes.
     pub(crate) words: Field,
     /// The prefixes (2 to 10 characters) of the words in `words`, for search as you type.
@@ -115,6 +121,8 @@ pub(crate) fn build() -> (Schema, Fields) {
         description: builder.add_text_field(names::DESCRIPTION, analysed(true)),
         body: builder.add_text_field(names::BODY, analysed(false)),
         tags: builder.add_text_field(names::TAGS, analysed(true)),
+        tools: builder.add_text_field(names::TOOLS, analysed(true)),
+        headings: builder.add_text_field(names::HEADINGS, analysed(true)),
         words: builder.add_text_field(names::WORDS, words),
         prefixes: builder.add_text_field(names::PREFIXES, prefixes),
         capability_type: builder.add_text_field(names::CAPABILITY_TYPE, exact.clone()),
@@ -146,6 +154,8 @@ mod tests {
             (names::DESCRIPTION, fields.description),
             (names::BODY, fields.body),
             (names::TAGS, fields.tags),
+            (names::TOOLS, fields.tools),
+            (names::HEADINGS, fields.headings),
             (names::WORDS, fields.words),
             (names::PREFIXES, fields.prefixes),
             (names::CAPABILITY_TYPE, fields.capability_type),

@@ -896,6 +896,163 @@ mod tests {
         assert!(snippet.contains("<[reconciliation]>"), "{snippet}");
     }
 
+    /// An index of `records`, committed.
+    fn index_of(records: &[Skill]) -> SearchIndex {
+        let Index {
+            mut writer,
+            search: index,
+        } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        for record in records {
+            writer.upsert(record).unwrap();
+        }
+        writer.commit(1).unwrap();
+        index
+    }
+
+    // See: the search issue: three task queries with a quoted phrase returned nothing.
+    #[test]
+    fn a_quoted_phrase_ranks_inside_a_task_and_filters_only_alone() {
+        let index = index_of(&[
+            skill(
+                "a.test",
+                "pdf-merge",
+                "PDF Merge",
+                "Merges PDF files into one.",
+            ),
+            skill(
+                "a.test",
+                "seo-audit",
+                "SEO audit",
+                "Audits social media marketing pages.",
+            ),
+        ]);
+        // The phrase appears nowhere: the task's other words still find the skill.
+        let task = search(
+            &index,
+            r#"please merge these PDF files, the error says "xref table broken""#,
+            Caller::Anonymous,
+        );
+        assert_eq!(
+            ids(&task).first().map(String::as_str),
+            Some("a.test/pdf-merge")
+        );
+        // Found as written, it lifts the record that holds it.
+        let phrase = search(
+            &index,
+            r#"check my page for "social media marketing" and merge"#,
+            Caller::Anonymous,
+        );
+        assert_eq!(
+            ids(&phrase).first().map(String::as_str),
+            Some("a.test/seo-audit")
+        );
+        // A query that is only the phrase asks for it.
+        assert!(
+            search(&index, r#""xref table broken""#, Caller::Anonymous)
+                .hits
+                .is_empty()
+        );
+        assert_eq!(
+            ids(&search(&index, r#""merges pdf""#, Caller::Anonymous)),
+            ["a.test/pdf-merge"]
+        );
+    }
+
+    #[test]
+    fn abbreviations_find_what_skill_text_spells_out() {
+        let index = index_of(&[
+            skill(
+                "a.test",
+                "cluster-ops",
+                "Cluster ops",
+                "Deploys workloads to Kubernetes.",
+            ),
+            skill(
+                "a.test",
+                "schema-design",
+                "Schema design",
+                "Designs a relational database schema.",
+            ),
+            skill(
+                "a.test",
+                "review-bot",
+                "Review bot",
+                "Reviews a pull request and its diff.",
+            ),
+        ]);
+        for (query, expected) in [
+            ("k8s workloads", "a.test/cluster-ops"),
+            ("k8s", "a.test/cluster-ops"),
+            ("my db", "a.test/schema-design"),
+            ("look at my PR", "a.test/review-bot"),
+        ] {
+            let results = search(&index, query, Caller::Anonymous);
+            assert_eq!(
+                ids(&results).first().map(String::as_str),
+                Some(expected),
+                "{query}"
+            );
+        }
+    }
+
+    #[test]
+    fn task_boilerplate_does_not_change_the_answer() {
+        let index = index_of(&[
+            skill(
+                "a.test",
+                "pdf-merge",
+                "PDF Merge",
+                "Merges PDF files into one.",
+            ),
+            skill(
+                "a.test",
+                "helper",
+                "Helper",
+                "Can help you with anything you need, please ask.",
+            ),
+        ]);
+        let plain = ids(&search(&index, "merge pdf files", Caller::Anonymous));
+        let polite = ids(&search(
+            &index,
+            "Hi! Could you please help me, I need to merge some pdf files",
+            Caller::Anonymous,
+        ));
+        assert_eq!(plain.first(), polite.first());
+        assert_eq!(polite.first().map(String::as_str), Some("a.test/pdf-merge"));
+    }
+
+    #[test]
+    fn declared_tools_headings_and_licences_are_searched() {
+        let mut service = skill("a.test", "weather-api", "Gimmee", "A service.");
+        service.format = Format::SkillSharing;
+        service.frontmatter.insert(
+            "inputs".to_owned(),
+            serde_json::json!([{"name": "forecast", "description": "Rain and temperature by city"}]),
+        );
+        let mut gaia = skill("b.test", "web-tools", "Web tools", "Tools for the web.");
+        gaia.frontmatter.insert(
+            "tools".to_owned(),
+            serde_json::json!([{"name": "fetch_page", "parameters": {"max_results": {"type": "integer"}}}]),
+        );
+        let mut guide = skill("c.test", "guide", "Guide", "A guide.");
+        guide.body = "# Reconciling ledgers\n\nText.\n".to_owned();
+        guide.license = Some("Apache-2.0".to_owned());
+        let index = index_of(&[service, gaia, guide]);
+        for (query, expected) in [
+            ("rain by city", "a.test/weather-api"),
+            ("max results", "b.test/web-tools"),
+            ("reconciling ledgers", "c.test/guide"),
+            ("apache", "c.test/guide"),
+        ] {
+            let results = search(&index, query, Caller::Anonymous);
+            assert_eq!(
+                ids(&results).first().map(String::as_str),
+                Some(expected),
+                "{query}"
+            );
+        }
+    }
+
     #[test]
     fn hostile_queries_are_results_or_nothing() {
         let index = fixture();
