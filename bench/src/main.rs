@@ -4,7 +4,13 @@
 //! ```sh
 //! cargo run --release --manifest-path bench/Cargo.toml -- [--corpus ../shared/corpus]
 //!     [--records 100000] [--rounds 3]
+//! cargo run --release --manifest-path bench/Cargo.toml -- --relevance-only [--tuning] [-v]
 //! ```
+//!
+//! Relevance runs three sets, each against the same two FTS5 baselines: the regression set
+//! (`indexer/eval/queries.json`), the held-out set (`indexer/eval/heldout.json`, written before
+//! the ranking was tuned and never tuned on: `--tuning` leaves it out) and
+//! `../shared/relevance-dev`.
 //!
 //! Prints a Markdown report (the "Search" section of docs/BENCHMARKS.md).
 
@@ -22,15 +28,21 @@ use url::Url;
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
-/// The baseline's column weights, the same as the indexer's field weights (name, title,
-/// description, body, tags), so that the comparison is about the rest of the ranking.
-const FTS_WEIGHTS: [f64; 5] = [3.0, 2.5, 2.0, 0.4, 2.0];
 /// Concurrent clients of the second latency run.
 const CLIENTS: usize = 8;
 
 struct Args {
     corpus: PathBuf,
     queries: PathBuf,
+    heldout: PathBuf,
+    heldout2: PathBuf,
+    dev: PathBuf,
+    /// Only the relevance part (for tuning).
+    relevance_only: bool,
+    /// Print every query's figures.
+    verbose: bool,
+    /// Leaves the held-out set out (while tuning: it must not steer the ranking).
+    tuning: bool,
     records: usize,
     rounds: usize,
     /// Hits per query in the latency runs (the API's default page is 20).
@@ -45,6 +57,12 @@ fn args() -> Result<Args> {
     let mut args = Args {
         corpus: PathBuf::from("../shared/corpus"),
         queries: PathBuf::from("indexer/eval/queries.json"),
+        heldout: PathBuf::from("indexer/eval/heldout.json"),
+        heldout2: PathBuf::from("indexer/eval/heldout-2.json"),
+        dev: PathBuf::from("../shared/relevance-dev"),
+        relevance_only: false,
+        verbose: false,
+        tuning: false,
         records: 100_000,
         rounds: 3,
         page: 20,
@@ -61,10 +79,24 @@ fn args() -> Result<Args> {
             args.skip_baseline = true;
             continue;
         }
+        if flag == "--relevance-only" {
+            args.relevance_only = true;
+            continue;
+        }
+        if flag == "-v" {
+            args.verbose = true;
+            continue;
+        }
+        if flag == "--tuning" {
+            args.tuning = true;
+            continue;
+        }
         let value = raw.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
             "--corpus" => args.corpus = PathBuf::from(value),
             "--queries" => args.queries = PathBuf::from(value),
+            "--heldout" => args.heldout = PathBuf::from(value),
+            "--dev" => args.dev = PathBuf::from(value),
             "--records" => args.records = value.parse()?,
             "--rounds" => args.rounds = value.parse()?,
             "--page" => args.page = value.parse()?,
@@ -91,11 +123,45 @@ fn main() -> Result<()> {
         judgements.queries.len()
     ));
 
-    // Relevance over the real corpus.
     if !args.skip_relevance {
-        relevance(&corpus, &judgements, &mut report)?;
+        let heldout = Judgements::from_json(&std::fs::read_to_string(&args.heldout)?)?;
+        let heldout2 = Judgements::from_json(&std::fs::read_to_string(&args.heldout2)?)?;
+        let dev_records = corpus_records(&args.dev.join("web"))?;
+        let dev = dev_judgements(&args.dev.join("qrels.json"))?;
+        let sets = [
+            RelevanceSet {
+                name: "regression (indexer/eval/queries.json, tuned on)",
+                records: &corpus,
+                judgements: &judgements,
+            },
+            RelevanceSet {
+                name: "held-out (indexer/eval/heldout.json, frozen, never tuned on)",
+                records: &corpus,
+                judgements: &heldout,
+            },
+            RelevanceSet {
+                name: "held-out 2 (indexer/eval/heldout-2.json, frozen, never tuned on)",
+                records: &corpus,
+                judgements: &heldout2,
+            },
+            RelevanceSet {
+                name: "relevance-dev (MetaTool, skill-sharing services, tuned on)",
+                records: &dev_records,
+                judgements: &dev,
+            },
+        ];
+        let sets: Vec<&RelevanceSet<'_>> = sets
+            .iter()
+            .filter(|set| !(args.tuning && set.name.starts_with("held-out")))
+            .collect();
+        if let Ok(query) = std::env::var("EXPLAIN") {
+            explain(&corpus, &query)?;
+        }
+        relevance(&sets, args.verbose, &mut report)?;
     }
-    scale(&args, &corpus, &judgements, &mut report)?;
+    if !args.relevance_only {
+        scale(&args, &corpus, &judgements, &mut report)?;
+    }
     #[allow(clippy::print_stdout)]
     {
         println!("{report}");
@@ -169,56 +235,125 @@ fn read_file(root: &Path, base: &Url, request: &Request) -> Reply {
     }
 }
 
-/// nDCG@10 and MRR@10 of the indexer and the baseline over the corpus.
-fn relevance(corpus: &[Skill], judgements: &Judgements, report: &mut String) -> Result<()> {
+/// One relevance set: the records searched and the judged queries.
+struct RelevanceSet<'a> {
+    name: &'static str,
+    records: &'a [Skill],
+    judgements: &'a Judgements,
+}
+
+/// Reads `../shared/relevance-dev/qrels.json` as judged queries.
+fn dev_judgements(path: &Path) -> Result<Judgements> {
+    let qrels: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
+    let mut queries = Vec::new();
+    for query in qrels["queries"].as_array().ok_or("qrels.json has no queries")? {
+        let judgements = query["relevant"]
+            .as_array()
+            .ok_or("a query without judgements")?
+            .iter()
+            .filter_map(|judged| {
+                Some((
+                    judged["key"].as_str()?.to_owned(),
+                    u8::try_from(judged["grade"].as_u64()?).ok()?,
+                ))
+            })
+            .collect();
+        queries.push(eval::JudgedQuery {
+            query: query["query"].as_str().ok_or("a query without text")?.to_owned(),
+            judgements,
+        });
+    }
+    Ok(Judgements { queries })
+}
+
+/// nDCG@10 and MRR@10 of the indexer and the baselines over each set, in one run.
+fn relevance(sets: &[&RelevanceSet<'_>], verbose: bool, report: &mut String) -> Result<()> {
+    report.push_str("### Relevance (same run, same queries)\n\n");
+    report.push_str(
+        "| set | queries | indexer nDCG@10 | MRR@10 | fair FTS5 nDCG@10 | MRR@10 | ratio | plain FTS5 nDCG@10 |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+    );
+    let mut weakest = String::new();
+    for set in sets {
+        let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default())?;
+        for record in set.records {
+            writer.upsert(record)?;
+        }
+        writer.commit(1)?;
+        let ours = eval::evaluate(set.judgements, |query| {
+            let mut request = SearchRequest::new(query, Caller::Anonymous);
+            request.limit = K;
+            let results = search
+                .search(&request)
+                .expect("search never fails on user text");
+            results.hits.iter().map(|hit| hit.id.to_string()).collect()
+        });
+        let fts = Connection::open_in_memory()?;
+        fts_create(&fts)?;
+        fts_insert(&fts, set.records.iter().cloned())?;
+        let fair = eval::evaluate(set.judgements, |query| {
+            fts_search(&fts, query, K, Baseline::Fair).expect("fts5 query")
+        });
+        let plain = eval::evaluate(set.judgements, |query| {
+            fts_search(&fts, query, K, Baseline::Plain).expect("fts5 query")
+        });
+        report.push_str(&format!(
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.2}× | {:.3} |\n",
+            set.name,
+            set.judgements.queries.len(),
+            ours.ndcg,
+            ours.mrr,
+            fair.ndcg,
+            fair.mrr,
+            ours.ndcg / fair.ndcg,
+            plain.ndcg
+        ));
+        let mut worst: Vec<_> = ours.per_query.iter().zip(&fair.per_query).collect();
+        worst.sort_by(|a, b| a.0.1.total_cmp(&b.0.1));
+        let listed: Vec<String> = worst
+            .iter()
+            .take(if verbose { worst.len() } else { 5 })
+            .map(|((query, ndcg, _), (_, baseline, _))| {
+                format!("`{query}` {ndcg:.2} (baseline {baseline:.2})")
+            })
+            .collect();
+        weakest.push_str(&format!(
+            "- {}: {}\n",
+            set.name,
+            listed.join(if verbose { "\n  " } else { ", " })
+        ));
+    }
+    report.push_str(
+        "\nFair FTS5: SQLite FTS5 (`porter unicode61`) over the same fields with the indexer's \
+         field weights (`indexer::FIELD_WEIGHTS`), the query's informative words \
+         (`indexer::informative_words`: stop words and task boilerplate removed) OR-combined, \
+         the last word also as a prefix, ranked by bm25. Plain FTS5: every query word, equal \
+         weights.\n\nWeakest queries for the indexer (nDCG@10):\n\n",
+    );
+    report.push_str(&weakest);
+    report.push('\n');
+    Ok(())
+}
+
+/// Prints the top ten of the indexer and the fair baseline for one query (`EXPLAIN=…`).
+#[allow(clippy::print_stdout)]
+fn explain(records: &[Skill], query: &str) -> Result<()> {
     let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default())?;
-    for record in corpus {
+    for record in records {
         writer.upsert(record)?;
     }
     writer.commit(1)?;
-    let ours = eval::evaluate(judgements, |query| {
-        let mut request = SearchRequest::new(query, Caller::Anonymous);
-        request.limit = K;
-        let results = search
-            .search(&request)
-            .expect("search never fails on user text");
-        results.hits.iter().map(|hit| hit.id.to_string()).collect()
-    });
+    let mut request = SearchRequest::new(query, Caller::Anonymous);
+    request.limit = K;
+    for hit in search.search(&request)?.hits {
+        println!("ours {:.3} {}", hit.score, hit.id);
+    }
     let fts = Connection::open_in_memory()?;
     fts_create(&fts)?;
-    fts_insert(&fts, corpus.iter().cloned())?;
-    let equal = eval::evaluate(judgements, |query| {
-        fts_search(&fts, query, K, &[1.0; 5]).expect("fts5 query")
-    });
-    let weighted = eval::evaluate(judgements, |query| {
-        fts_search(&fts, query, K, &FTS_WEIGHTS).expect("fts5 query")
-    });
-    report.push_str("### Relevance (same run, same queries)\n\n");
-    report.push_str("| ranking | nDCG@10 | MRR@10 |\n| --- | ---: | ---: |\n");
-    for (name, result) in [
-        ("indexer (tiers + BM25, prefix, typos)", &ours),
-        ("SQLite FTS5 bm25, OR-combined terms, equal weights", &equal),
-        (
-            "SQLite FTS5 bm25, OR-combined terms, our field weights",
-            &weighted,
-        ),
-    ] {
-        report.push_str(&format!(
-            "| {name} | {:.3} | {:.3} |\n",
-            result.ndcg, result.mrr
-        ));
+    fts_insert(&fts, records.iter().cloned())?;
+    for id in fts_search(&fts, query, K, Baseline::Fair)? {
+        println!("fts  {id}");
     }
-    report.push('\n');
-    let mut worst: Vec<_> = ours.per_query.iter().collect();
-    worst.sort_by(|a, b| a.1.total_cmp(&b.1));
-    report.push_str("Weakest queries for the indexer (nDCG@10): ");
-    let worst: Vec<String> = worst
-        .iter()
-        .take(5)
-        .map(|(query, ndcg, _)| format!("`{query}` {ndcg:.2}"))
-        .collect();
-    report.push_str(&worst.join(", "));
-    report.push_str("\n\n");
     Ok(())
 }
 
@@ -330,7 +465,7 @@ fn scale(
         let fts = measure(clients, args.rounds, &queries, || {
             let connection = Connection::open(&fts_path).expect("open the fts5 database");
             move |query: &str| {
-                fts_search(&connection, query, args.page, &FTS_WEIGHTS).expect("fts5 query");
+                fts_search(&connection, query, args.page, Baseline::Fair).expect("fts5 query");
             }
         });
         for (name, stats) in [("indexer", &ours), ("SQLite FTS5", &fts)] {
@@ -415,10 +550,23 @@ fn variants(corpus: &[Skill], count: usize) -> impl Iterator<Item = Skill> + '_ 
     })
 }
 
+/// The FTS5 columns after `id`, in order: the indexer's fields.
+const FTS_COLUMNS: [&str; 7] = [
+    "name",
+    "title",
+    "description",
+    "tags",
+    "tools",
+    "headings",
+    "body",
+];
+
 fn fts_create(connection: &Connection) -> Result<()> {
     connection.execute(
-        "CREATE VIRTUAL TABLE skills USING fts5(id UNINDEXED, name, title, description, body, \
-         tags, tokenize = 'porter unicode61')",
+        &format!(
+            "CREATE VIRTUAL TABLE skills USING fts5(id UNINDEXED, {}, tokenize = 'porter unicode61')",
+            FTS_COLUMNS.join(", ")
+        ),
         [],
     )?;
     Ok(())
@@ -428,16 +576,25 @@ fn fts_insert(connection: &Connection, records: impl Iterator<Item = Skill>) -> 
     connection.execute_batch("BEGIN")?;
     {
         let mut insert = connection.prepare(
-            "INSERT INTO skills(id, name, title, description, body, tags) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO skills(id, name, title, description, tags, tools, headings, body) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
         for skill in records {
+            let text = skill.search_text();
+            let mut tags = skill.tags.join(" ");
+            if let Some(license) = &skill.license {
+                tags.push(' ');
+                tags.push_str(license);
+            }
             insert.execute((
                 skill.id.to_string(),
-                skill.name.as_str(),
+                skill.name.as_str().replace('-', " "),
                 &skill.title,
                 &skill.description,
+                tags,
+                text.tools.join("\n"),
+                text.headings.join("\n"),
                 &skill.body,
-                skill.tags.join(" "),
             ))?;
         }
     }
@@ -445,28 +602,60 @@ fn fts_insert(connection: &Connection, records: impl Iterator<Item = Skill>) -> 
     Ok(())
 }
 
-/// The baseline: every query word, quoted, OR-combined, ranked by bm25.
+/// How the baseline reads a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Baseline {
+    /// Every word, OR-combined, equal column weights.
+    Plain,
+    /// The informative words, OR-combined, the last also as a prefix, the indexer's weights.
+    Fair,
+}
+
+/// The baseline: query words, quoted, OR-combined, ranked by bm25.
 fn fts_search(
     connection: &Connection,
     query: &str,
     limit: usize,
-    weights: &[f64; 5],
+    baseline: Baseline,
 ) -> Result<Vec<String>> {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(|word| format!("\"{}\"", word.to_lowercase()))
-        .collect();
-    if words.is_empty() {
+    let mut words: Vec<String> = match baseline {
+        Baseline::Plain => query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .collect(),
+        Baseline::Fair => indexer::informative_words(query),
+    };
+    words.retain(|word| !word.contains('"'));
+    let Some(last) = words.last().cloned() else {
         return Ok(Vec::new());
+    };
+    let mut terms: Vec<String> = words.iter().map(|word| format!("\"{word}\"")).collect();
+    let ends_in_word = query.ends_with(|c: char| c.is_alphanumeric());
+    if baseline == Baseline::Fair && ends_in_word && last.chars().count() >= 2 {
+        terms.push(format!("\"{last}\"*"));
     }
+    let w = indexer::FIELD_WEIGHTS;
+    let weights: Vec<f32> = match baseline {
+        Baseline::Plain => vec![1.0; FTS_COLUMNS.len()],
+        Baseline::Fair => vec![
+            w.name,
+            w.title,
+            w.description,
+            w.tags,
+            w.tools,
+            w.headings,
+            w.body,
+        ],
+    };
+    let weights: Vec<String> = weights.iter().map(|weight| weight.to_string()).collect();
     let sql = format!(
         "SELECT id, snippet(skills, 3, '<mark>', '</mark>', '…', 24) FROM skills \
-         WHERE skills MATCH ?1 ORDER BY bm25(skills, 0.0, {}, {}, {}, {}, {}) LIMIT ?2",
-        weights[0], weights[1], weights[2], weights[3], weights[4]
+         WHERE skills MATCH ?1 ORDER BY bm25(skills, 0.0, {}) LIMIT ?2",
+        weights.join(", ")
     );
     let mut statement = connection.prepare_cached(&sql)?;
-    let rows = statement.query_map((words.join(" OR "), limit as i64), |row| {
+    let rows = statement.query_map((terms.join(" OR "), limit as i64), |row| {
         row.get::<_, String>(0)
     })?;
     let mut ids = Vec::new();
