@@ -13,7 +13,7 @@ async fn the_search_page_lists_hits_with_facets_and_snippets() {
         Some("text/html; charset=utf-8")
     );
     let html = page.text();
-    assert!(html.starts_with("<!doctype html>"));
+    assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("value=\"pdf\""), "the box keeps the query");
     assert!(html.contains("<mark>"), "snippets highlight");
     assert!(html.contains("href=\"/skill/pdfworks.test/pdf-merge\""));
@@ -56,8 +56,8 @@ async fn the_skill_page_shows_the_record_files_and_diagnostics() {
         html.contains("href=\"/v1/skills/legacy-tools.test/csv-cleanup/files/scripts/clean.py\""),
         "{html}"
     );
-    assert!(html.contains("<h2>Diagnostics</h2>"));
-    assert!(html.contains("<h2>SKILL.md</h2>"));
+    assert!(html.contains("Verdicts and diagnostics"));
+    assert!(html.contains(">SKILL.md</h2>"));
 
     let sloppy = get("/skill/sloppy.test/Release-Notes", As::Anonymous)
         .await

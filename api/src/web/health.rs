@@ -1,0 +1,615 @@
+//! The publisher's health report: one check per thing a publisher controls, each with
+//! pass, warn or fail and what to do, and a score out of 100 from published weights.
+//!
+//! Every check reads what the crawl recorded: the domain's status (outcome, indexes read,
+//! crawl errors, index diagnostics) and its records (digest status, diagnostics, URLs). What
+//! the crawl does not record (response headers, so caching) is shown as "not checked" and
+//! left out of the score rather than guessed.
+
+use formats::skill::DigestStatus;
+use formats::{Code, Format, Severity, Skill, Verdict};
+use store::Outcome;
+
+use crate::wire::DomainDetail;
+
+/// The well-known path of an agent-skills v0.2 index.
+pub(crate) const AGENT_SKILLS_INDEX: &str = "/.well-known/agent-skills/index.json";
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Nothing to fix.
+    Pass,
+    /// Works, but should be fixed; half the weight.
+    Warn,
+    /// Broken; no weight.
+    Fail,
+    /// The crawl records nothing to judge this by; left out of the score.
+    NotChecked,
+    /// Nothing this check applies to (no agent skills, say); left out of the score.
+    NotApplicable,
+}
+
+impl Status {
+    /// Returns the status's name, also its badge class.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+            Status::NotChecked => "not-checked",
+            Status::NotApplicable => "n/a",
+        }
+    }
+}
+
+/// One check of the report.
+#[derive(Debug, Clone)]
+pub(crate) struct Check {
+    /// What is checked.
+    pub(crate) name: &'static str,
+    /// Its weight in the score (the weights add up to 100).
+    pub(crate) weight: u32,
+    /// The outcome.
+    pub(crate) status: Status,
+    /// What was found, in a sentence.
+    pub(crate) detail: String,
+    /// The findings one by one, when there are several.
+    pub(crate) items: Vec<String>,
+    /// What to do, when something is to be done.
+    pub(crate) fix: Option<String>,
+}
+
+/// Codes about an index as a whole.
+const INDEX_SHAPE: [Code; 7] = [
+    Code::InvalidJson,
+    Code::InvalidUtf8,
+    Code::TooLarge,
+    Code::InvalidIndex,
+    Code::MissingSchema,
+    Code::UnknownSchema,
+    Code::BareArray,
+];
+
+/// Crawl error codes of a fetch that failed.
+const FETCH_ERRORS: [&str; 11] = [
+    "not_found",
+    "http_status",
+    "timeout",
+    "unreachable",
+    "too_large",
+    "rate_limited",
+    "invalid_response",
+    "too_many_redirects",
+    "redirect_loop",
+    "invalid_redirect",
+    "refused_destination",
+];
+
+/// Returns true for a diagnostic about an index entry rather than about the content.
+pub(crate) fn is_entry_diagnostic(field: Option<&str>) -> bool {
+    field.is_some_and(|field| field.starts_with("skills["))
+}
+
+/// Returns true when the domain published an agent-skills index at the v0.2 path.
+pub(crate) fn has_agent_skills_index(detail: &DomainDetail) -> bool {
+    detail
+        .indexes
+        .iter()
+        .any(|url| url.path().ends_with(AGENT_SKILLS_INDEX))
+}
+
+/// Returns the checks of a publisher, from its status and its records the caller may see.
+pub(crate) fn checks(detail: &DomainDetail, skills: &[Skill]) -> Vec<Check> {
+    let indexed = !detail.indexes.is_empty();
+    let agent_skills: Vec<&Skill> = skills
+        .iter()
+        .filter(|skill| skill.format == Format::AgentSkills)
+        .collect();
+    let when_indexed = |check: Check| {
+        if indexed {
+            check
+        } else {
+            Check {
+                status: Status::NotApplicable,
+                items: Vec::new(),
+                detail: "No index was read, so there is nothing to check.".to_owned(),
+                fix: None,
+                ..check
+            }
+        }
+    };
+    vec![
+        robots(detail),
+        index_found(detail),
+        when_indexed(index_shape(detail)),
+        when_indexed(entries(detail, skills)),
+        when_indexed(fetched(detail, skills)),
+        when_indexed(digests(&agent_skills)),
+        when_indexed(content(skills)),
+        https(detail, skills),
+        Check {
+            name: "Caching headers present",
+            weight: 5,
+            status: Status::NotChecked,
+            items: Vec::new(), detail: "The crawl does not record response headers, so this is not checked.".to_owned(),
+            fix: Some(
+                "Send `ETag` or `Last-Modified` and `Cache-Control` with the index and artifacts, so crawlers and clients revalidate instead of downloading again."
+                    .to_owned(),
+            ),
+        },
+        when_indexed(same_origin(skills)),
+    ]
+}
+
+/// Returns the score out of 100: each check's weight, in full for a pass and half for a
+/// warning, over the weights of the checks that were made.
+pub(crate) fn score(checks: &[Check]) -> u32 {
+    let (mut earned, mut possible) = (0, 0);
+    for check in checks {
+        let points = match check.status {
+            Status::Pass => 2 * check.weight,
+            Status::Warn => check.weight,
+            Status::Fail => 0,
+            Status::NotChecked | Status::NotApplicable => continue,
+        };
+        earned += points;
+        possible += 2 * check.weight;
+    }
+    if possible == 0 {
+        return 0;
+    }
+    (100 * earned + possible / 2) / possible
+}
+
+fn list(items: &[String], max: usize) -> String {
+    let mut text = items
+        .iter()
+        .take(max)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > max {
+        text.push_str(&format!(" and {} more", items.len() - max));
+    }
+    text
+}
+
+/// The most findings a check lists.
+const MAX_ITEMS: usize = 12;
+
+fn capped(mut items: Vec<String>) -> Vec<String> {
+    if items.len() > MAX_ITEMS {
+        let more = items.len() - MAX_ITEMS;
+        items.truncate(MAX_ITEMS);
+        items.push(format!("and {more} more"));
+    }
+    items
+}
+
+fn robots(detail: &DomainDetail) -> Check {
+    let named = |code: &str| detail.errors.iter().find(|error| error.code == code);
+    let (status, text, fix) = if let Some(error) = named("robots_disallowed") {
+        (
+            Status::Fail,
+            format!("robots.txt forbids the well-known paths: {}", error.message),
+            Some(
+                "Allow `/.well-known/` in robots.txt (`Allow: /.well-known/` for `User-agent: *`).",
+            ),
+        )
+    } else if let Some(error) = named("robots_unavailable") {
+        (
+            Status::Warn,
+            format!("robots.txt could not be read: {}", error.message),
+            Some(
+                "Serve robots.txt with a 200, or a 404 when you have none; a 5xx or 429 makes crawlers stay away.",
+            ),
+        )
+    } else if detail.outcome == Outcome::Disallowed {
+        (
+            Status::Fail,
+            "robots.txt kept the crawler away.".to_owned(),
+            Some("Allow `/.well-known/` in robots.txt."),
+        )
+    } else if detail.outcome == Outcome::Unreachable {
+        (
+            Status::NotApplicable,
+            "The origin could not be reached.".to_owned(),
+            None,
+        )
+    } else {
+        (
+            Status::Pass,
+            "robots.txt allows the well-known paths (or there is none).".to_owned(),
+            None,
+        )
+    };
+    Check {
+        name: "robots.txt allows the well-known paths",
+        weight: 10,
+        status,
+        items: Vec::new(),
+        detail: text,
+        fix: fix.map(str::to_owned),
+    }
+}
+
+fn index_found(detail: &DomainDetail) -> Check {
+    let name = "An index found";
+    if detail.indexes.is_empty() {
+        let text = match detail.outcome {
+            Outcome::Unreachable => format!("{} could not be reached.", detail.origin),
+            _ => "No index at /.well-known/agent-skills/index.json, /.well-known/skills/index.json or /.well-known/skill-sharing.".to_owned(),
+        };
+        return Check { name, weight: 15, status: Status::Fail, items: Vec::new(), detail: text, fix: Some("Publish `/.well-known/agent-skills/index.json` (discovery v0.2) listing your skills.".to_owned()) };
+    }
+    let paths: Vec<String> = detail
+        .indexes
+        .iter()
+        .map(|url| url.path().to_owned())
+        .collect();
+    let formats: Vec<&str> = detail
+        .formats
+        .iter()
+        .map(|format| format.as_str())
+        .collect();
+    Check {
+        name,
+        weight: 15,
+        status: Status::Pass,
+        items: Vec::new(),
+        detail: format!("Read {} ({}).", list(&paths, 5), formats.join(", ")),
+        fix: None,
+    }
+}
+
+fn index_shape(detail: &DomainDetail) -> Check {
+    let name = "`$schema` and index shape valid";
+    let agent_skills = has_agent_skills_index(detail);
+    let mut status = Status::Pass;
+    let mut found = Vec::new();
+    let mut fix = None;
+    for diagnostic in &detail.diagnostics {
+        if !INDEX_SHAPE.contains(&diagnostic.code)
+            || is_entry_diagnostic(diagnostic.field.as_deref())
+        {
+            continue;
+        }
+        let this = match diagnostic.code {
+            // A legacy v0.1 index has no `$schema` by design.
+            Code::MissingSchema if !agent_skills => continue,
+            Code::MissingSchema | Code::BareArray => Status::Warn,
+            Code::UnknownSchema => Status::Fail,
+            _ if diagnostic.severity == Severity::Error => Status::Fail,
+            _ => Status::Warn,
+        };
+        if rank(this) > rank(status) {
+            status = this;
+        }
+        found.push(format!(
+            "{} (`{}`). Fix: {}",
+            diagnostic.message,
+            diagnostic.code.as_str(),
+            diagnostic.code.hint()
+        ));
+        fix = Some("Apply the fix given with each problem.".to_owned());
+    }
+    let detail = if found.is_empty() {
+        "Every index read parses and has the shape its format asks for.".to_owned()
+    } else {
+        "The index is read, with these problems:".to_owned()
+    };
+    Check {
+        name,
+        weight: 10,
+        status,
+        detail,
+        items: capped(found),
+        fix,
+    }
+}
+
+fn rank(status: Status) -> u8 {
+    match status {
+        Status::Fail => 3,
+        Status::Warn => 2,
+        Status::Pass => 1,
+        Status::NotChecked | Status::NotApplicable => 0,
+    }
+}
+
+fn entries(detail: &DomainDetail, skills: &[Skill]) -> Check {
+    let name = "Every entry valid";
+    let mut status = Status::Pass;
+    let mut found = Vec::new();
+    let mut note = |severity: Severity, code: Code, field: Option<&str>, message: &str| {
+        let this = match severity {
+            Severity::Error => Status::Fail,
+            Severity::Warning => Status::Warn,
+            Severity::Info => return,
+        };
+        if rank(this) > rank(status) {
+            status = this;
+        }
+        found.push(format!(
+            "`{}`: {message}. Fix: {}",
+            field.unwrap_or("entry"),
+            code.hint()
+        ));
+    };
+    for diagnostic in &detail.diagnostics {
+        if is_entry_diagnostic(diagnostic.field.as_deref()) {
+            note(
+                diagnostic.severity,
+                diagnostic.code,
+                diagnostic.field.as_deref(),
+                &diagnostic.message,
+            );
+        }
+    }
+    for skill in skills {
+        for diagnostic in &skill.diagnostics {
+            if is_entry_diagnostic(diagnostic.field.as_deref()) {
+                note(
+                    diagnostic.severity,
+                    diagnostic.code,
+                    diagnostic.field.as_deref(),
+                    &diagnostic.message,
+                );
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    let detail = if found.is_empty() {
+        "Every index entry has the fields its format requires.".to_owned()
+    } else {
+        format!("{} problems in index entries:", found.len())
+    };
+    let fix = (!found.is_empty()).then(|| "Apply the fix given with each problem.".to_owned());
+    Check {
+        name,
+        weight: 15,
+        status,
+        detail,
+        items: capped(found),
+        fix,
+    }
+}
+
+fn fetched(detail: &DomainDetail, skills: &[Skill]) -> Check {
+    let name = "Artifacts fetched";
+    let mut missing: Vec<String> = skills
+        .iter()
+        .filter(|skill| skill.digest_status == DigestStatus::Unfetched)
+        .map(|skill| skill.name.to_string())
+        .collect();
+    for error in &detail.errors {
+        if FETCH_ERRORS.contains(&error.code.as_str()) {
+            missing.push(format!("{} ({})", error.url, error.code));
+        }
+    }
+    if missing.is_empty() {
+        return Check {
+            name,
+            weight: 10,
+            status: Status::Pass,
+            items: Vec::new(),
+            detail: "Every artifact the indexes list was fetched.".to_owned(),
+            fix: None,
+        };
+    }
+    Check {
+        name,
+        weight: 10,
+        status: Status::Fail,
+        items: Vec::new(),
+        detail: format!("Not fetched: {}.", list(&missing, 5)),
+        fix: Some("Make every `url` in the index answer 200 with the artifact; check for typos and for paths relative to the wrong folder.".to_owned()),
+    }
+}
+
+fn digests(agent_skills: &[&Skill]) -> Check {
+    let name = "Digests verified";
+    if agent_skills.is_empty() {
+        return Check {
+            name,
+            weight: 10,
+            status: Status::NotApplicable,
+            items: Vec::new(),
+            detail: "No agent skills: skill-sharing services publish no digest.".to_owned(),
+            fix: None,
+        };
+    }
+    let with = |status: DigestStatus| -> Vec<String> {
+        agent_skills
+            .iter()
+            .filter(|skill| skill.digest_status == status)
+            .map(|skill| skill.name.to_string())
+            .collect()
+    };
+    let (mismatch, absent) = (with(DigestStatus::Mismatch), with(DigestStatus::Absent));
+    let verified = with(DigestStatus::Verified).len();
+    if !mismatch.is_empty() {
+        return Check {
+            name,
+            weight: 10,
+            status: Status::Fail,
+            items: Vec::new(),
+            detail: format!(
+                "Digest mismatch: {}; their content was not used.",
+                list(&mismatch, 5)
+            ),
+            fix: Some(Code::DigestMismatch.hint().to_owned()),
+        };
+    }
+    if !absent.is_empty() {
+        return Check {
+            name,
+            weight: 10,
+            status: Status::Warn,
+            items: Vec::new(),
+            detail: format!(
+                "No digest published for {}, so their content cannot be checked.",
+                list(&absent, 5)
+            ),
+            fix: Some("Add `\"digest\": \"sha256:<64 lower-case hex>\"` to each entry.".to_owned()),
+        };
+    }
+    Check {
+        name,
+        weight: 10,
+        status: Status::Pass,
+        items: Vec::new(),
+        detail: format!("{verified} of {} digests verified.", agent_skills.len()),
+        fix: None,
+    }
+}
+
+fn content(skills: &[Skill]) -> Check {
+    let name = "SKILL.md frontmatter valid";
+    let with = |verdict: Verdict| -> Vec<String> {
+        skills
+            .iter()
+            .filter(|skill| skill.verdict() == verdict)
+            .map(|skill| skill.name.to_string())
+            .collect()
+    };
+    let (invalid, lenient) = (with(Verdict::Invalid), with(Verdict::Lenient));
+    if skills.is_empty() {
+        return Check {
+            name,
+            weight: 15,
+            status: Status::NotApplicable,
+            items: Vec::new(),
+            detail: "No skill was listed.".to_owned(),
+            fix: None,
+        };
+    }
+    if !invalid.is_empty() {
+        return Check {
+            name,
+            weight: 15,
+            status: Status::Fail,
+            items: Vec::new(),
+            detail: format!("Not installable (verdict invalid): {}.", list(&invalid, 5)),
+            fix: Some("Open each skill below and apply the fix of its errors.".to_owned()),
+        };
+    }
+    if !lenient.is_empty() {
+        return Check { name, weight: 15, status: Status::Warn, items: Vec::new(), detail: format!("Installable, but failing the strict check: {}.", list(&lenient, 5)), fix: Some("Open each skill and apply the fixes of its strict errors (unknown fields, a name that differs from the folder).".to_owned()) };
+    }
+    Check {
+        name,
+        weight: 15,
+        status: Status::Pass,
+        items: Vec::new(),
+        detail: format!("All {} skills pass the strict check.", skills.len()),
+        fix: None,
+    }
+}
+
+fn https(detail: &DomainDetail, skills: &[Skill]) -> Check {
+    let name = "Served over HTTPS";
+    let mut plain: Vec<String> = Vec::new();
+    if detail.origin.starts_with("http://") {
+        plain.push(detail.origin.clone());
+    }
+    for url in &detail.indexes {
+        if url.scheme() == "http"
+            && !plain.contains(&url.to_string())
+            && !detail.origin.starts_with("http://")
+        {
+            plain.push(url.to_string());
+        }
+    }
+    for skill in skills {
+        if skill.source_url.scheme() == "http" && !detail.origin.starts_with("http://") {
+            plain.push(skill.source_url.to_string());
+        }
+    }
+    if plain.is_empty() {
+        return Check {
+            name,
+            weight: 5,
+            status: Status::Pass,
+            items: Vec::new(),
+            detail: "The origin, its indexes and its artifacts use HTTPS.".to_owned(),
+            fix: None,
+        };
+    }
+    Check {
+        name,
+        weight: 5,
+        status: Status::Fail,
+        items: Vec::new(),
+        detail: format!("Plain HTTP: {}.", list(&plain, 4)),
+        fix: Some(
+            "Serve the site over HTTPS; agent clients may refuse to install over plain HTTP."
+                .to_owned(),
+        ),
+    }
+}
+
+fn same_origin(skills: &[Skill]) -> Check {
+    let name = "Artifacts on the same origin";
+    let elsewhere: Vec<String> = skills
+        .iter()
+        .filter(|skill| skill.source_url.origin() != skill.index_url.origin())
+        .map(|skill| {
+            format!(
+                "{} ({})",
+                skill.name,
+                skill.source_url.host_str().unwrap_or("?")
+            )
+        })
+        .collect();
+    if elsewhere.is_empty() {
+        return Check {
+            name,
+            weight: 5,
+            status: Status::Pass,
+            items: Vec::new(),
+            detail: "Every artifact is served by the origin of its index.".to_owned(),
+            fix: None,
+        };
+    }
+    Check { name, weight: 5, status: Status::Warn, items: Vec::new(), detail: format!("On another origin: {}.", list(&elsewhere, 5)), fix: Some("Serve artifacts from the index's origin; some clients refuse cross-origin artifacts, and a digest is the only tie between them.".to_owned()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(weight: u32, status: Status) -> Check {
+        Check {
+            name: "x",
+            weight,
+            status,
+            items: Vec::new(),
+            detail: String::new(),
+            fix: None,
+        }
+    }
+
+    #[test]
+    fn the_score_weighs_passes_fully_warnings_half_and_leaves_out_what_was_not_checked() {
+        assert_eq!(
+            score(&[check(10, Status::Pass), check(10, Status::Fail)]),
+            50
+        );
+        assert_eq!(
+            score(&[check(10, Status::Pass), check(10, Status::Warn)]),
+            75
+        );
+        assert_eq!(
+            score(&[
+                check(10, Status::Pass),
+                check(90, Status::NotChecked),
+                check(5, Status::NotApplicable)
+            ]),
+            100
+        );
+        assert_eq!(score(&[]), 0);
+    }
+}
