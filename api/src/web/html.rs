@@ -2,7 +2,7 @@
 //!
 //! Pages are maud templates: every value interpolated with `(…)` is escaped by the template
 //! engine, and markup that is already HTML must be wrapped in [`PreEscaped`] on purpose, which
-//! only this module, [`marked`] and the sanitised markdown (`web::markdown`) do. Outside
+//! only this module, [`marked`] and the markdown writer (`web::markdown`) do. Outside
 //! templates, [`escape`] is the one escaper (the JSON `snippet` field); it escapes the same
 //! characters as maud plus `'`.
 
@@ -141,7 +141,7 @@ pub(crate) fn time(at: time::OffsetDateTime) -> Markup {
     html! { time datetime=(super::rfc3339(at)) { (shown) } }
 }
 
-/// Returns already-safe HTML (a snippet from [`marked`], sanitised markdown) for a template.
+/// Returns already-safe HTML (a snippet from [`marked`], rendered markdown) for a template.
 pub(crate) fn trusted(html: String) -> Markup {
     PreEscaped(html)
 }

@@ -1,66 +1,120 @@
-//! SKILL.md bodies as HTML: markdown rendered by pulldown-cmark, then sanitised by ammonia,
-//! so whatever HTML a publisher wrote never runs here.
+//! SKILL.md bodies as HTML, safe to put in a page: markdown rendered by pulldown-cmark with
+//! publisher HTML shown as text.
+//!
+//! The only HTML in the result is what the markdown writer makes from markdown constructs,
+//! whose text and attribute values it escapes. Raw HTML in a body (a `<script>`, an
+//! `<img onerror=…>`, an `<iframe>`) is turned into text before the writer sees it, so it is
+//! shown, never parsed: a deny-by-default rule that needs no tag allow-list (and no HTML
+//! sanitiser: ammonia, the one for Rust, depends on MPL-2.0 crates that `deny.toml` refuses).
 //!
 //! Links and images are rewritten with the skill in mind:
+//! - only `http`, `https` and `mailto` links are kept; another scheme (`javascript:`,
+//!   `data:`, …) leaves the link's text without a link;
 //! - a relative URL naming one of the skill's files goes to our file endpoint
 //!   (`/v1/skills/{domain}/{name}/files/{path}`), so a link to `scripts/run.py` works and an
 //!   image the skill ships is served by us;
 //! - another relative URL is resolved against the SKILL.md's own URL, as its publisher meant
 //!   it: a link to the publisher's site;
-//! - an image from any other place is not loaded (its `src` is dropped; its `alt` text stays).
-//!   The page's `Content-Security-Policy` would refuse it anyway.
+//! - an image from anywhere else is not loaded: its alt text is shown instead. The page's
+//!   `Content-Security-Policy` would refuse it anyway.
 //!
-//! Links get `rel="nofollow noopener noreferrer"`, and only `http`, `https` and `mailto` URLs
-//! are kept (`javascript:` and `data:` are removed by the sanitiser before any rewriting).
+//! Links get `rel="nofollow noopener noreferrer"`.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
-use pulldown_cmark::{Options, Parser, html};
+use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd, html};
 use url::Url;
 
 use super::encode_path;
+use super::html::escape;
 
 /// A base that no real URL has, to resolve a relative URL against a skill's folder and see
 /// whether it stays inside it.
 const FOLDER_BASE: &str = "http://skill.invalid/";
 
-/// Returns the HTML of a SKILL.md body: rendered, sanitised, its relative links resolved.
-///
-/// `files_path` is the path of the record's file endpoint (`/v1/skills/{domain}/{name}/files`),
-/// `files` the paths of the skill's files that the directory holds, and `source` the URL the
-/// SKILL.md came from.
-pub(crate) fn render(
-    body: &str,
-    files_path: &str,
-    files: &HashSet<String>,
-    source: &Url,
-) -> String {
+/// The schemes a link may have.
+const LINK_SCHEMES: [&str; 3] = ["http", "https", "mailto"];
+
+/// Where a body's links and images point.
+pub(crate) struct Links<'a> {
+    /// The path of the record's file endpoint: `/v1/skills/{domain}/{name}/files`.
+    pub(crate) files_path: &'a str,
+    /// The paths of the skill's files that the directory holds.
+    pub(crate) files: &'a HashSet<String>,
+    /// The URL the SKILL.md came from.
+    pub(crate) source: &'a Url,
+}
+
+/// Returns the HTML of a SKILL.md body: rendered, publisher HTML as text, links resolved.
+pub(crate) fn render(body: &str, links: &Links<'_>) -> String {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES;
-    let mut unsafe_html = String::with_capacity(body.len() * 3 / 2);
-    html::push_html(&mut unsafe_html, Parser::new_ext(body, options));
-
-    let files = files.clone();
-    let files_path = files_path.to_owned();
-    let source = source.clone();
-    ammonia::Builder::default()
-        .url_schemes(HashSet::from(["http", "https", "mailto"]))
-        .link_rel(Some("nofollow noopener noreferrer"))
-        .attribute_filter(
-            move |element, attribute, value| match (element, attribute) {
-                ("a", "href") => Some(Cow::Owned(link(value, &files_path, &files, &source))),
-                ("img", "src") => image(value, &files_path, &files).map(Cow::Owned),
-                _ => Some(Cow::Borrowed(value)),
+    let mut events = Vec::new();
+    // Links do not nest: whether the open one was kept as a link.
+    let mut link_kept = true;
+    // Images do not nest either: whether the open one is shown as its alt text.
+    let mut image_as_text = false;
+    for event in Parser::new_ext(body, options) {
+        match event {
+            Event::Html(raw) | Event::InlineHtml(raw) => events.push(Event::Text(raw)),
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                ..
+            }) => match link_href(&dest_url, link_type, links) {
+                Some(href) => {
+                    link_kept = true;
+                    let title = if title.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" title=\"{}\"", escape(&title))
+                    };
+                    events.push(Event::InlineHtml(CowStr::from(format!(
+                        "<a href=\"{}\"{title} rel=\"nofollow noopener noreferrer\">",
+                        escape(&href)
+                    ))));
+                }
+                None => link_kept = false,
             },
-        )
-        .clean(&unsafe_html)
-        .to_string()
+            Event::End(TagEnd::Link) => {
+                if link_kept {
+                    events.push(Event::InlineHtml(CowStr::from("</a>")));
+                }
+                link_kept = true;
+            }
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => match image_src(&dest_url, links) {
+                Some(src) => events.push(Event::Start(Tag::Image {
+                    link_type,
+                    dest_url: CowStr::from(src),
+                    title,
+                    id,
+                })),
+                None => {
+                    image_as_text = true;
+                    events.push(Event::Text(CowStr::from("[image: ")));
+                }
+            },
+            Event::End(TagEnd::Image) if image_as_text => {
+                image_as_text = false;
+                events.push(Event::Text(CowStr::from("]")));
+            }
+            other => events.push(other),
+        }
+    }
+    let mut out = String::with_capacity(body.len() * 3 / 2);
+    html::push_html(&mut out, events.into_iter());
+    out
 }
 
-/// Returns the skill's file a relative URL names, if it names one.
+/// Returns the skill's file a relative URL names, and its fragment, if it names one.
 fn own_file(value: &str, files: &HashSet<String>) -> Option<(String, Option<String>)> {
     if value.starts_with('/') || value.starts_with('#') || Url::parse(value).is_ok() {
         return None;
@@ -79,27 +133,33 @@ fn own_file(value: &str, files: &HashSet<String>) -> Option<(String, Option<Stri
         .then(|| (path, resolved.fragment().map(str::to_owned)))
 }
 
-fn link(value: &str, files_path: &str, files: &HashSet<String>, source: &Url) -> String {
+/// Returns where a link goes, or `None` when it is not to be a link.
+fn link_href(value: &str, link_type: LinkType, links: &Links<'_>) -> Option<String> {
+    if link_type == LinkType::Email {
+        return Some(format!("mailto:{value}"));
+    }
     if value.starts_with('#') {
-        return value.to_owned();
+        return Some(value.to_owned());
     }
-    if let Some((path, fragment)) = own_file(value, files) {
+    if let Some((path, fragment)) = own_file(value, links.files) {
         let fragment = fragment.map(|f| format!("#{f}")).unwrap_or_default();
-        return format!("{files_path}/{}{fragment}", encode_path(&path));
+        return Some(format!(
+            "{}/{}{fragment}",
+            links.files_path,
+            encode_path(&path)
+        ));
     }
-    match Url::parse(value) {
-        Ok(_) => value.to_owned(),
-        // A relative link to something the skill does not ship: where its publisher meant.
-        Err(_) => source
-            .join(value)
-            .map(String::from)
-            .unwrap_or_else(|_| "#".to_owned()),
-    }
+    // Absolute, or relative to the SKILL.md: where its publisher meant.
+    let url = links.source.join(value.trim()).ok()?;
+    LINK_SCHEMES
+        .contains(&url.scheme())
+        .then(|| url.to_string())
 }
 
-fn image(value: &str, files_path: &str, files: &HashSet<String>) -> Option<String> {
-    let (path, _) = own_file(value, files)?;
-    Some(format!("{files_path}/{}", encode_path(&path)))
+/// Returns where an image is loaded from, or `None` when it is not to be loaded.
+fn image_src(value: &str, links: &Links<'_>) -> Option<String> {
+    let (path, _) = own_file(value, links.files)?;
+    Some(format!("{}/{}", links.files_path, encode_path(&path)))
 }
 
 #[cfg(test)]
@@ -113,7 +173,20 @@ mod tests {
             "img/logo.png".to_owned(),
         ]);
         let source = Url::parse("https://pub.test/.well-known/agent-skills/demo/SKILL.md").unwrap();
-        render(body, "/v1/skills/pub.test/demo/files", &files, &source)
+        let links = Links {
+            files_path: "/v1/skills/pub.test/demo/files",
+            files: &files,
+            source: &source,
+        };
+        render(body, &links)
+    }
+
+    /// Returns the tags of `html` (text holds no `<`: the writer escapes it).
+    fn tags(html: &str) -> Vec<&str> {
+        html.split('<')
+            .skip(1)
+            .map(|rest| &rest[..rest.find('>').unwrap_or(rest.len())])
+            .collect()
     }
 
     #[test]
@@ -126,48 +199,57 @@ mod tests {
     }
 
     #[test]
-    fn publisher_html_never_runs() {
+    fn publisher_html_is_text_and_no_link_runs_script() {
         let html = rendered(
-            "<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[click](javascript:alert(1))\n\n<a href=\"javascript:alert(1)\">x</a> <iframe src=\"https://evil.test\"></iframe> <div onclick=\"x()\" style=\"color:red\">d</div>\n\n![p](data:image/png;base64,AAAA)",
+            "<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[click](javascript:alert(1))\n\n\
+             <a href=\"javascript:alert(1)\">x</a> <iframe src=\"https://evil.test\"></iframe> \
+             <div onclick=\"x()\" style=\"color:red\">d</div>\n\n![p](data:image/png;base64,AAAA)\n\n\
+             [j](JaVaScRiPt:alert(1)) [t](\" onmouseover=\"x) <javascript:alert(1)>\n\n\
+             *<script>alert(2)</script>*",
         );
-        for forbidden in [
-            "<script",
-            "onerror",
-            "javascript:",
-            "<iframe",
-            "onclick",
-            "style=",
-            "data:",
-        ] {
-            assert!(!html.contains(forbidden), "{forbidden} in {html}");
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{html}"
+        );
+        for tag in tags(&html) {
+            let name = tag
+                .trim_start_matches('/')
+                .split([' ', '/'])
+                .next()
+                .unwrap();
+            assert!(
+                ["p", "a", "em", "img"].contains(&name),
+                "unexpected tag <{tag}> in {html}"
+            );
+            let lower = tag.to_lowercase();
+            for forbidden in [" on", "javascript:", "data:", "style="] {
+                assert!(!lower.contains(forbidden), "<{tag}> in {html}");
+            }
         }
     }
 
     #[test]
     fn relative_links_go_to_the_file_endpoint_and_foreign_images_are_not_loaded() {
         let html = rendered(
-            "[run](scripts/run%20me.py) [run2](./scripts/run%20me.py#l1) [up](../other.md) [abs](/docs) [top](#usage)\n\n![logo](img/logo.png) ![remote](https://tracker.test/pixel.gif) ![proto](//tracker.test/p.gif) ![missing](img/none.png)",
+            "[run](scripts/run%20me.py) [run2](./scripts/run%20me.py#l1) [up](../other.md) \
+             [abs](/docs) [top](#usage) [mail](mailto:a@pub.test)\n\n![logo](img/logo.png) \
+             ![remote](https://tracker.test/pixel.gif) ![proto](//tracker.test/p.gif) \
+             ![missing](img/none.png)",
         );
-        assert!(
-            html.contains("href=\"/v1/skills/pub.test/demo/files/scripts/run%20me.py\""),
-            "{html}"
-        );
-        assert!(
-            html.contains("href=\"/v1/skills/pub.test/demo/files/scripts/run%20me.py#l1\""),
-            "{html}"
-        );
-        assert!(
-            html.contains("href=\"https://pub.test/.well-known/agent-skills/other.md\""),
-            "{html}"
-        );
-        assert!(html.contains("href=\"https://pub.test/docs\""), "{html}");
-        assert!(html.contains("href=\"#usage\""), "{html}");
-        assert!(
-            html.contains("src=\"/v1/skills/pub.test/demo/files/img/logo.png\""),
-            "{html}"
-        );
+        for expected in [
+            "href=\"/v1/skills/pub.test/demo/files/scripts/run%20me.py\"",
+            "href=\"/v1/skills/pub.test/demo/files/scripts/run%20me.py#l1\"",
+            "href=\"https://pub.test/.well-known/agent-skills/other.md\"",
+            "href=\"https://pub.test/docs\"",
+            "href=\"#usage\"",
+            "href=\"mailto:a@pub.test\"",
+            "src=\"/v1/skills/pub.test/demo/files/img/logo.png\"",
+            "[image: remote]",
+            "rel=\"nofollow noopener noreferrer\"",
+        ] {
+            assert!(html.contains(expected), "{expected} in {html}");
+        }
         assert!(!html.contains("tracker.test"), "{html}");
         assert!(!html.contains("img/none.png"), "{html}");
-        assert!(html.contains("alt=\"remote\""), "{html}");
     }
 }

@@ -4,8 +4,8 @@
 //!   (`search.rs`): search (empty `q` browses), facets as links that add or remove a filter,
 //!   pages.
 //! - `GET /skill/{domain}/{name}` (`skill.rs`): a record: metadata, verdicts with every
-//!   diagnostic and its fix, SKILL.md rendered and sanitised (`markdown.rs`), files, install
-//!   snippets.
+//!   diagnostic and its fix, SKILL.md rendered with publisher HTML shown as text
+//!   (`markdown.rs`), files, install snippets.
 //! - `GET /domains` (`domains.rs`): publishers with their score; `GET /domains/{domain}`
 //!   (`publisher.rs`): the publisher's health report (`health.rs`) and which agent clients
 //!   install from it (`clients.rs`).

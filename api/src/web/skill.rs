@@ -138,7 +138,7 @@ fn skill_body(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup
             section aria-labelledby="skill-md" {
                 h2 #skill-md { "SKILL.md" }
                 div.markdown {
-                    (html::trusted(markdown::render(&skill.body, &files_path, held, &skill.source_url)))
+                    (html::trusted(markdown::render(&skill.body, &markdown::Links { files_path: &files_path, files: held, source: &skill.source_url })))
                 }
                 details {
                     summary { "Markdown source" }
