@@ -307,15 +307,15 @@ async fn typing_updates_the_results_and_the_url(client: &Client, base: &str) {
     client.goto(&format!("{base}/")).await.unwrap();
     assert_light_and_still(client, "search").await;
     let box_ = client.find(Locator::Css("input[name=q]")).await.unwrap();
-    box_.send_keys("invoice").await.unwrap();
+    box_.send_keys("pdf").await.unwrap();
     // No submit: the script searches as you type.
-    until(client, "results for the typed query", "return location.search === '?q=invoice' && document.querySelector('#results .summary').textContent.includes('invoice')").await;
+    until(client, "results for the typed query", "return location.search === '?q=pdf' && document.querySelector('#results .summary').textContent.includes('pdf')").await;
     let titles = eval(
         client,
         "return Array.from(document.querySelectorAll('.hit h2')).map(h => h.textContent)",
     )
     .await;
-    assert!(titles.to_string().contains("Invoice"), "{titles}");
+    assert!(titles.as_array().unwrap().len() > 1, "{titles}");
     let marks = eval(
         client,
         "return document.querySelectorAll('#results mark').length",
@@ -325,7 +325,7 @@ async fn typing_updates_the_results_and_the_url(client: &Client, base: &str) {
     screenshots(client, "search").await;
     // The back button returns to the page before the search.
     client.back().await.unwrap();
-    until(client, "back to the empty search", "return location.search === '' && !document.querySelector('#results .summary').textContent.includes('invoice')").await;
+    until(client, "back to the empty search", "return location.search === '' && !document.querySelector('#results .summary').textContent.includes('pdf')").await;
 }
 
 async fn a_filter_changes_the_counts(client: &Client, base: &str) {
