@@ -65,8 +65,8 @@ pub(crate) fn page(layout: &Layout<'_>, body: Markup) -> Markup {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width,initial-scale=1";
                 title { (layout.title) " · " (layout.site) }
-                link rel="stylesheet" href=(super::assets::STYLE_PATH);
-                script src=(super::assets::SCRIPT_PATH) defer {}
+                link rel="stylesheet" href=(super::assets::style_path());
+                script src=(super::assets::script_path()) defer {}
             }
             body {
                 a.skip href="#content" { "Skip to content" }

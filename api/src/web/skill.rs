@@ -209,7 +209,7 @@ fn install(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup {
                 h3 { (label) }
                 div.snippet {
                     pre { code id=(id) { (command) } }
-                    button.copy type="button" data-copy=(id) hidden aria-label={ "Copy: " (label) } { "Copy" }
+                    button.copy type="button" data-copy=(id) data-pending aria-label={ "Copy: " (label) } { "Copy" }
                 }
                 p.muted { (note) }
             }

@@ -132,15 +132,22 @@ async fn pages_carry_a_content_security_policy_and_assets_are_ours() {
         }
         assert_eq!(html.matches("<script").count(), 1, "{uri}");
     }
-    let css = get("/assets/site-1.css", As::Anonymous).await;
+    // The page names its assets by paths with a digest of their content.
+    let home = get("/", As::Anonymous).await.text();
+    let asset = |extension: &str| {
+        let end = home.find(&format!(".{extension}\"")).unwrap() + 1 + extension.len();
+        let start = home[..end].rfind("/assets/").unwrap();
+        home[start..end].to_owned()
+    };
+    let css = get(&asset("css"), As::Anonymous).await;
     assert_eq!(css.status, StatusCode::OK);
     assert_eq!(
         css.header(header::CONTENT_TYPE),
         Some("text/css; charset=utf-8")
     );
-    let js = get("/assets/site-1.js", As::Anonymous).await;
+    let js = get(&asset("js"), As::Anonymous).await;
     assert_eq!(js.status, StatusCode::OK);
-    let missing = get("/assets/other.js", As::Anonymous).await;
+    let missing = get("/assets/site.000000000000.js", As::Anonymous).await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }
 

@@ -250,7 +250,7 @@ async fn assert_no_script_ran(client: &Client, page: &str) {
         client,
         "return {
             pwned: window.__pwned === undefined ? null : String(window.__pwned),
-            scripts: Array.from(document.scripts).map(s => s.getAttribute('src')),
+            scripts: Array.from(document.scripts).map(s => /^\\/assets\\/site\\.[0-9a-f]{12}\\.js$/.test(s.getAttribute('src'))),
             handlers: document.querySelectorAll('[onerror],[onclick],[onload]').length,
             js_links: document.querySelectorAll('a[href^=\"javascript:\" i]').length,
             frames: document.querySelectorAll('iframe,object,embed').length,
@@ -262,11 +262,7 @@ async fn assert_no_script_ran(client: &Client, page: &str) {
         Value::Null,
         "{page}: a payload ran: {found}"
     );
-    assert_eq!(
-        found["scripts"],
-        json!(["/assets/site-1.js"]),
-        "{page}: {found}"
-    );
+    assert_eq!(found["scripts"], json!([true]), "{page}: {found}");
     assert_eq!(found["handlers"], 0, "{page}: {found}");
     assert_eq!(found["js_links"], 0, "{page}: {found}");
     assert_eq!(found["frames"], 0, "{page}: {found}");
@@ -443,7 +439,7 @@ async fn the_skill_page_renders_markdown(client: &Client, base: &str) {
     );
     let copy_buttons = eval(
         client,
-        "return Array.from(document.querySelectorAll('button.copy')).filter(b => !b.hidden).length",
+        "return Array.from(document.querySelectorAll('button.copy')).filter(b => getComputedStyle(b).visibility === 'visible').length",
     )
     .await;
     assert!(

@@ -93,11 +93,12 @@
     });
   }
 
-  // Copy buttons: shown only where the clipboard can be used.
+  // Copy buttons: their place is kept while hidden (no layout shift); shown only where the
+  // clipboard can be used.
   document.querySelectorAll("button.copy[data-copy]").forEach(function (button) {
     var source = document.getElementById(button.getAttribute("data-copy"));
     if (!source || !navigator.clipboard) return;
-    button.hidden = false;
+    button.removeAttribute("data-pending");
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(source.textContent).then(function () {
         button.textContent = "Copied";
