@@ -17,6 +17,9 @@ use formats::{Code, Format, Skill, Verdict};
 use super::health::{AGENT_SKILLS_INDEX, has_agent_skills_index, is_entry_diagnostic};
 use crate::wire::DomainDetail;
 
+/// The `$schema` of a v0.2 index.
+const SCHEMA_V02: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
+
 /// The well-known path of a legacy v0.1 index.
 const LEGACY_INDEX: &str = "/.well-known/skills/index.json";
 
@@ -93,7 +96,9 @@ pub(crate) fn skills_cli(detail: &DomainDetail, skills: &[Skill]) -> CliReport {
     {
         return CliReport {
             verdict: CliVerdict::NotApplicable,
-            summary: "The origin publishes no agent skills; the CLI installs agent skills, not skill-sharing services.".to_owned(),
+            summary: "The origin publishes no agent skills; the CLI installs agent skills, not \
+                      skill-sharing services."
+                .to_owned(),
             refused: Vec::new(),
         };
     }
@@ -119,8 +124,13 @@ pub(crate) fn skills_cli(detail: &DomainDetail, skills: &[Skill]) -> CliReport {
         {
             dropped = Some(Refusal {
                 entry: format!("the whole index {AGENT_SKILLS_INDEX}"),
-                reason: "without `$schema` the CLI reads it as v0.1: every entry would need a `files` list naming SKILL.md, and one entry without it drops the whole index".to_owned(),
-                fix: "publish an object {\"$schema\": \"https://schemas.agentskills.io/discovery/0.2.0/schema.json\", \"skills\": [...]}".to_owned(),
+                reason: "without `$schema` the CLI reads it as v0.1: every entry would need a \
+                         `files` list naming SKILL.md, and one entry without it drops the \
+                         whole index"
+                    .to_owned(),
+                fix: format!(
+                    "publish an object {{\"$schema\": \"{SCHEMA_V02}\", \"skills\": [...]}}"
+                ),
             });
         }
     }
@@ -169,8 +179,12 @@ pub(crate) fn skills_cli(detail: &DomainDetail, skills: &[Skill]) -> CliReport {
     if legacy_refused && dropped.is_none() {
         dropped = Some(Refusal {
             entry: format!("the whole index {LEGACY_INDEX}"),
-            reason: "a v0.1 index is read all or nothing: one entry the CLI refuses drops the whole index".to_owned(),
-            fix: "fix the entries below, or move to a v0.2 index, whose entries are judged one by one".to_owned(),
+            reason: "a v0.1 index is read all or nothing: one entry the CLI refuses drops the \
+                     whole index"
+                .to_owned(),
+            fix: "fix the entries below, or move to a v0.2 index, whose entries are judged one \
+                  by one"
+                .to_owned(),
         });
     }
     let refused_skills = refused.len();
@@ -192,15 +206,33 @@ pub(crate) fn skills_cli(detail: &DomainDetail, skills: &[Skill]) -> CliReport {
     let (verdict, summary) = match &dropped {
         Some(_) if refused.is_empty() => (
             CliVerdict::None,
-            "The CLI drops the whole index, so it installs nothing from this origin; the fix below is all it takes.".to_owned(),
+            "The CLI drops the whole index, so it installs nothing from this origin; the fix \
+             below is all it takes."
+                .to_owned(),
         ),
         Some(_) => (
             CliVerdict::None,
-            format!("The CLI drops the whole index, so it installs nothing from this origin; once that is fixed it would still refuse the {} entries below.", refused.len()),
+            format!(
+                "The CLI drops the whole index, so it installs nothing from this origin; once \
+                 that is fixed it would still refuse the {} entries below.",
+                refused.len()
+            ),
         ),
-        None if refused.is_empty() => (CliVerdict::All, format!("The CLI installs all {total} agent skills as published.")),
-        None if installable == 0 => (CliVerdict::None, "The CLI refuses every entry of this origin's index.".to_owned()),
-        None => (CliVerdict::Some, format!("The CLI installs {installable} of {total} agent skills; it refuses the entries below.")),
+        None if refused.is_empty() => (
+            CliVerdict::All,
+            format!("The CLI installs all {total} agent skills as published."),
+        ),
+        None if installable == 0 => (
+            CliVerdict::None,
+            "The CLI refuses every entry of this origin's index.".to_owned(),
+        ),
+        None => (
+            CliVerdict::Some,
+            format!(
+                "The CLI installs {installable} of {total} agent skills; it refuses the entries \
+                 below."
+            ),
+        ),
     };
     refused.splice(0..0, dropped);
     CliReport {

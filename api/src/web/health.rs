@@ -99,45 +99,75 @@ pub(crate) fn has_agent_skills_index(detail: &DomainDetail) -> bool {
         .any(|url| url.path().ends_with(AGENT_SKILLS_INDEX))
 }
 
+impl Check {
+    /// Returns a check with no findings listed and nothing to do.
+    fn new(name: &'static str, weight: u32, status: Status, detail: impl Into<String>) -> Check {
+        Check {
+            name,
+            weight,
+            status,
+            detail: detail.into(),
+            items: Vec::new(),
+            fix: None,
+        }
+    }
+
+    /// Returns the check with what to do.
+    fn fix(self, fix: &str) -> Check {
+        Check {
+            fix: Some(fix.to_owned()),
+            ..self
+        }
+    }
+
+    /// Returns the check with its findings listed (at most [`MAX_ITEMS`]).
+    fn items(self, mut items: Vec<String>) -> Check {
+        if items.len() > MAX_ITEMS {
+            let more = items.len() - MAX_ITEMS;
+            items.truncate(MAX_ITEMS);
+            items.push(format!("and {more} more"));
+        }
+        Check { items, ..self }
+    }
+}
+
+/// The most findings a check lists.
+const MAX_ITEMS: usize = 12;
+
+/// What to do when each finding says its own fix.
+const EACH_FIX: &str = "Apply the fix given with each problem.";
+
 /// Returns the checks of a publisher, from its status and its records the caller may see.
 pub(crate) fn checks(detail: &DomainDetail, skills: &[Skill]) -> Vec<Check> {
     let indexed = !detail.indexes.is_empty();
-    let agent_skills: Vec<&Skill> = skills
-        .iter()
-        .filter(|skill| skill.format == Format::AgentSkills)
-        .collect();
     let when_indexed = |check: Check| {
         if indexed {
             check
         } else {
-            Check {
-                status: Status::NotApplicable,
-                items: Vec::new(),
-                detail: "No index was read, so there is nothing to check.".to_owned(),
-                fix: None,
-                ..check
-            }
+            let detail = "No index was read, so there is nothing to check.";
+            Check::new(check.name, check.weight, Status::NotApplicable, detail)
         }
     };
+    let caching = Check::new(
+        "Caching headers present",
+        5,
+        Status::NotChecked,
+        "The crawl does not record response headers, so this is not checked.",
+    )
+    .fix(
+        "Send `ETag` or `Last-Modified` and `Cache-Control` with the index and artifacts, so \
+         crawlers and clients revalidate instead of downloading again.",
+    );
     vec![
         robots(detail),
         index_found(detail),
         when_indexed(index_shape(detail)),
         when_indexed(entries(detail, skills)),
         when_indexed(fetched(detail, skills)),
-        when_indexed(digests(&agent_skills)),
+        when_indexed(digests(skills)),
         when_indexed(content(skills)),
         https(detail, skills),
-        Check {
-            name: "Caching headers present",
-            weight: 5,
-            status: Status::NotChecked,
-            items: Vec::new(), detail: "The crawl does not record response headers, so this is not checked.".to_owned(),
-            fix: Some(
-                "Send `ETag` or `Last-Modified` and `Cache-Control` with the index and artifacts, so crawlers and clients revalidate instead of downloading again."
-                    .to_owned(),
-            ),
-        },
+        caching,
         when_indexed(same_origin(skills)),
     ]
 }
@@ -162,6 +192,7 @@ pub(crate) fn score(checks: &[Check]) -> u32 {
     (100 * earned + possible / 2) / possible
 }
 
+/// Returns up to `max` items, comma-separated, and how many more there are.
 fn list(items: &[String], max: usize) -> String {
     let mut text = items
         .iter()
@@ -175,73 +206,65 @@ fn list(items: &[String], max: usize) -> String {
     text
 }
 
-/// The most findings a check lists.
-const MAX_ITEMS: usize = 12;
-
-fn capped(mut items: Vec<String>) -> Vec<String> {
-    if items.len() > MAX_ITEMS {
-        let more = items.len() - MAX_ITEMS;
-        items.truncate(MAX_ITEMS);
-        items.push(format!("and {more} more"));
-    }
-    items
+/// Returns the worse of two statuses.
+fn worse(a: Status, b: Status) -> Status {
+    let rank = |status| match status {
+        Status::Fail => 3,
+        Status::Warn => 2,
+        Status::Pass => 1,
+        Status::NotChecked | Status::NotApplicable => 0,
+    };
+    if rank(b) > rank(a) { b } else { a }
 }
 
 fn robots(detail: &DomainDetail) -> Check {
-    let named = |code: &str| detail.errors.iter().find(|error| error.code == code);
-    let (status, text, fix) = if let Some(error) = named("robots_disallowed") {
-        (
-            Status::Fail,
-            format!("robots.txt forbids the well-known paths: {}", error.message),
-            Some(
-                "Allow `/.well-known/` in robots.txt (`Allow: /.well-known/` for `User-agent: *`).",
-            ),
-        )
-    } else if let Some(error) = named("robots_unavailable") {
-        (
-            Status::Warn,
-            format!("robots.txt could not be read: {}", error.message),
-            Some(
-                "Serve robots.txt with a 200, or a 404 when you have none; a 5xx or 429 makes crawlers stay away.",
-            ),
-        )
-    } else if detail.outcome == Outcome::Disallowed {
-        (
-            Status::Fail,
-            "robots.txt kept the crawler away.".to_owned(),
-            Some("Allow `/.well-known/` in robots.txt."),
-        )
-    } else if detail.outcome == Outcome::Unreachable {
-        (
+    let name = "robots.txt allows the well-known paths";
+    let error = |code: &str| detail.errors.iter().find(|error| error.code == code);
+    if let Some(error) = error("robots_disallowed") {
+        let found = format!("robots.txt forbids the well-known paths: {}", error.message);
+        return Check::new(name, 10, Status::Fail, found).fix(
+            "Allow `/.well-known/` in robots.txt (`Allow: /.well-known/` for `User-agent: *`).",
+        );
+    }
+    if let Some(error) = error("robots_unavailable") {
+        let found = format!("robots.txt could not be read: {}", error.message);
+        return Check::new(name, 10, Status::Warn, found).fix(
+            "Serve robots.txt with a 200, or a 404 when you have none; a 5xx or 429 keeps \
+             crawlers away.",
+        );
+    }
+    match detail.outcome {
+        Outcome::Disallowed => {
+            Check::new(name, 10, Status::Fail, "robots.txt kept the crawler away.")
+                .fix("Allow `/.well-known/` in robots.txt.")
+        }
+        Outcome::Unreachable => Check::new(
+            name,
+            10,
             Status::NotApplicable,
-            "The origin could not be reached.".to_owned(),
-            None,
-        )
-    } else {
-        (
+            "The origin could not be reached.",
+        ),
+        _ => Check::new(
+            name,
+            10,
             Status::Pass,
-            "robots.txt allows the well-known paths (or there is none).".to_owned(),
-            None,
-        )
-    };
-    Check {
-        name: "robots.txt allows the well-known paths",
-        weight: 10,
-        status,
-        items: Vec::new(),
-        detail: text,
-        fix: fix.map(str::to_owned),
+            "robots.txt allows the well-known paths (or there is none).",
+        ),
     }
 }
 
 fn index_found(detail: &DomainDetail) -> Check {
     let name = "An index found";
     if detail.indexes.is_empty() {
-        let text = match detail.outcome {
+        let found = match detail.outcome {
             Outcome::Unreachable => format!("{} could not be reached.", detail.origin),
-            _ => "No index at /.well-known/agent-skills/index.json, /.well-known/skills/index.json or /.well-known/skill-sharing.".to_owned(),
+            _ => "No index at /.well-known/agent-skills/index.json, \
+                  /.well-known/skills/index.json or /.well-known/skill-sharing."
+                .to_owned(),
         };
-        return Check { name, weight: 15, status: Status::Fail, items: Vec::new(), detail: text, fix: Some("Publish `/.well-known/agent-skills/index.json` (discovery v0.2) listing your skills.".to_owned()) };
+        return Check::new(name, 15, Status::Fail, found).fix(
+            "Publish `/.well-known/agent-skills/index.json` (discovery v0.2) listing your skills.",
+        );
     }
     let paths: Vec<String> = detail
         .indexes
@@ -253,14 +276,8 @@ fn index_found(detail: &DomainDetail) -> Check {
         .iter()
         .map(|format| format.as_str())
         .collect();
-    Check {
-        name,
-        weight: 15,
-        status: Status::Pass,
-        items: Vec::new(),
-        detail: format!("Read {} ({}).", list(&paths, 5), formats.join(", ")),
-        fix: None,
-    }
+    let found = format!("Read {} ({}).", list(&paths, 5), formats.join(", "));
+    Check::new(name, 15, Status::Pass, found)
 }
 
 fn index_shape(detail: &DomainDetail) -> Check {
@@ -268,7 +285,6 @@ fn index_shape(detail: &DomainDetail) -> Check {
     let agent_skills = has_agent_skills_index(detail);
     let mut status = Status::Pass;
     let mut found = Vec::new();
-    let mut fix = None;
     for diagnostic in &detail.diagnostics {
         if !INDEX_SHAPE.contains(&diagnostic.code)
             || is_entry_diagnostic(diagnostic.field.as_deref())
@@ -283,98 +299,61 @@ fn index_shape(detail: &DomainDetail) -> Check {
             _ if diagnostic.severity == Severity::Error => Status::Fail,
             _ => Status::Warn,
         };
-        if rank(this) > rank(status) {
-            status = this;
-        }
+        status = worse(status, this);
         found.push(format!(
             "{} (`{}`). Fix: {}",
             diagnostic.message,
             diagnostic.code.as_str(),
             diagnostic.code.hint()
         ));
-        fix = Some("Apply the fix given with each problem.".to_owned());
     }
-    let detail = if found.is_empty() {
-        "Every index read parses and has the shape its format asks for.".to_owned()
-    } else {
-        "The index is read, with these problems:".to_owned()
-    };
-    Check {
-        name,
-        weight: 10,
-        status,
-        detail,
-        items: capped(found),
-        fix,
+    if found.is_empty() {
+        let detail = "Every index read parses and has the shape its format asks for.";
+        return Check::new(name, 10, status, detail);
     }
-}
-
-fn rank(status: Status) -> u8 {
-    match status {
-        Status::Fail => 3,
-        Status::Warn => 2,
-        Status::Pass => 1,
-        Status::NotChecked | Status::NotApplicable => 0,
-    }
+    Check::new(name, 10, status, "The index is read, with these problems:")
+        .items(found)
+        .fix(EACH_FIX)
 }
 
 fn entries(detail: &DomainDetail, skills: &[Skill]) -> Check {
     let name = "Every entry valid";
+    // The index's entry diagnostics (entries that made no record) and the records'.
+    let on_status = detail
+        .diagnostics
+        .iter()
+        .map(|d| (d.severity, d.code, d.field.as_deref(), d.message.as_str()));
+    let on_records = skills.iter().flat_map(|skill| {
+        skill
+            .diagnostics
+            .iter()
+            .map(|d| (d.severity, d.code, d.field.as_deref(), d.message.as_str()))
+    });
     let mut status = Status::Pass;
     let mut found = Vec::new();
-    let mut note = |severity: Severity, code: Code, field: Option<&str>, message: &str| {
+    for (severity, code, field, message) in on_status.chain(on_records) {
+        if !is_entry_diagnostic(field) {
+            continue;
+        }
         let this = match severity {
             Severity::Error => Status::Fail,
             Severity::Warning => Status::Warn,
-            Severity::Info => return,
+            Severity::Info => continue,
         };
-        if rank(this) > rank(status) {
-            status = this;
-        }
-        found.push(format!(
-            "`{}`: {message}. Fix: {}",
-            field.unwrap_or("entry"),
-            code.hint()
-        ));
-    };
-    for diagnostic in &detail.diagnostics {
-        if is_entry_diagnostic(diagnostic.field.as_deref()) {
-            note(
-                diagnostic.severity,
-                diagnostic.code,
-                diagnostic.field.as_deref(),
-                &diagnostic.message,
-            );
-        }
-    }
-    for skill in skills {
-        for diagnostic in &skill.diagnostics {
-            if is_entry_diagnostic(diagnostic.field.as_deref()) {
-                note(
-                    diagnostic.severity,
-                    diagnostic.code,
-                    diagnostic.field.as_deref(),
-                    &diagnostic.message,
-                );
-            }
-        }
+        status = worse(status, this);
+        let field = field.unwrap_or("entry");
+        found.push(format!("`{field}`: {message}. Fix: {}", code.hint()));
     }
     found.sort();
     found.dedup();
-    let detail = if found.is_empty() {
-        "Every index entry has the fields its format requires.".to_owned()
-    } else {
-        format!("{} problems in index entries:", found.len())
-    };
-    let fix = (!found.is_empty()).then(|| "Apply the fix given with each problem.".to_owned());
-    Check {
-        name,
-        weight: 15,
-        status,
-        detail,
-        items: capped(found),
-        fix,
+    if found.is_empty() {
+        let detail = "Every index entry has the fields its format requires.";
+        return Check::new(name, 15, status, detail);
     }
+    let detail = format!("{} problems in index entries:", found.len());
+    Check::new(name, 15, status, detail)
+        .items(found)
+        .fix(EACH_FIX)
 }
 
 fn fetched(detail: &DomainDetail, skills: &[Skill]) -> Check {
@@ -390,36 +369,25 @@ fn fetched(detail: &DomainDetail, skills: &[Skill]) -> Check {
         }
     }
     if missing.is_empty() {
-        return Check {
-            name,
-            weight: 10,
-            status: Status::Pass,
-            items: Vec::new(),
-            detail: "Every artifact the indexes list was fetched.".to_owned(),
-            fix: None,
-        };
+        let found = "Every artifact the indexes list was fetched.";
+        return Check::new(name, 10, Status::Pass, found);
     }
-    Check {
-        name,
-        weight: 10,
-        status: Status::Fail,
-        items: Vec::new(),
-        detail: format!("Not fetched: {}.", list(&missing, 5)),
-        fix: Some("Make every `url` in the index answer 200 with the artifact; check for typos and for paths relative to the wrong folder.".to_owned()),
-    }
+    let found = format!("Not fetched: {}.", list(&missing, 5));
+    Check::new(name, 10, Status::Fail, found).fix(
+        "Make every `url` in the index answer 200 with the artifact; check for typos and for \
+         paths relative to the wrong folder.",
+    )
 }
 
-fn digests(agent_skills: &[&Skill]) -> Check {
+fn digests(skills: &[Skill]) -> Check {
     let name = "Digests verified";
+    let agent_skills: Vec<&Skill> = skills
+        .iter()
+        .filter(|skill| skill.format == Format::AgentSkills)
+        .collect();
     if agent_skills.is_empty() {
-        return Check {
-            name,
-            weight: 10,
-            status: Status::NotApplicable,
-            items: Vec::new(),
-            detail: "No agent skills: skill-sharing services publish no digest.".to_owned(),
-            fix: None,
-        };
+        let found = "No agent skills: skill-sharing services publish no digest.";
+        return Check::new(name, 10, Status::NotApplicable, found);
     }
     let with = |status: DigestStatus| -> Vec<String> {
         agent_skills
@@ -429,45 +397,31 @@ fn digests(agent_skills: &[&Skill]) -> Check {
             .collect()
     };
     let (mismatch, absent) = (with(DigestStatus::Mismatch), with(DigestStatus::Absent));
-    let verified = with(DigestStatus::Verified).len();
     if !mismatch.is_empty() {
-        return Check {
-            name,
-            weight: 10,
-            status: Status::Fail,
-            items: Vec::new(),
-            detail: format!(
-                "Digest mismatch: {}; their content was not used.",
-                list(&mismatch, 5)
-            ),
-            fix: Some(Code::DigestMismatch.hint().to_owned()),
-        };
+        let found = format!(
+            "Digest mismatch: {}; their content was not used.",
+            list(&mismatch, 5)
+        );
+        return Check::new(name, 10, Status::Fail, found).fix(Code::DigestMismatch.hint());
     }
     if !absent.is_empty() {
-        return Check {
-            name,
-            weight: 10,
-            status: Status::Warn,
-            items: Vec::new(),
-            detail: format!(
-                "No digest published for {}, so their content cannot be checked.",
-                list(&absent, 5)
-            ),
-            fix: Some("Add `\"digest\": \"sha256:<64 lower-case hex>\"` to each entry.".to_owned()),
-        };
+        let found = format!(
+            "No digest published for {}, so their content cannot be checked.",
+            list(&absent, 5)
+        );
+        return Check::new(name, 10, Status::Warn, found)
+            .fix("Add `\"digest\": \"sha256:<64 lower-case hex>\"` to each entry.");
     }
-    Check {
-        name,
-        weight: 10,
-        status: Status::Pass,
-        items: Vec::new(),
-        detail: format!("{verified} of {} digests verified.", agent_skills.len()),
-        fix: None,
-    }
+    let verified = with(DigestStatus::Verified).len();
+    let found = format!("{verified} of {} digests verified.", agent_skills.len());
+    Check::new(name, 10, Status::Pass, found)
 }
 
 fn content(skills: &[Skill]) -> Check {
     let name = "SKILL.md frontmatter valid";
+    if skills.is_empty() {
+        return Check::new(name, 15, Status::NotApplicable, "No skill was listed.");
+    }
     let with = |verdict: Verdict| -> Vec<String> {
         skills
             .iter()
@@ -476,37 +430,23 @@ fn content(skills: &[Skill]) -> Check {
             .collect()
     };
     let (invalid, lenient) = (with(Verdict::Invalid), with(Verdict::Lenient));
-    if skills.is_empty() {
-        return Check {
-            name,
-            weight: 15,
-            status: Status::NotApplicable,
-            items: Vec::new(),
-            detail: "No skill was listed.".to_owned(),
-            fix: None,
-        };
-    }
     if !invalid.is_empty() {
-        return Check {
-            name,
-            weight: 15,
-            status: Status::Fail,
-            items: Vec::new(),
-            detail: format!("Not installable (verdict invalid): {}.", list(&invalid, 5)),
-            fix: Some("Open each skill below and apply the fix of its errors.".to_owned()),
-        };
+        let found = format!("Not installable (verdict invalid): {}.", list(&invalid, 5));
+        return Check::new(name, 15, Status::Fail, found)
+            .fix("Open each skill below and apply the fix of its errors.");
     }
     if !lenient.is_empty() {
-        return Check { name, weight: 15, status: Status::Warn, items: Vec::new(), detail: format!("Installable, but failing the strict check: {}.", list(&lenient, 5)), fix: Some("Open each skill and apply the fixes of its strict errors (unknown fields, a name that differs from the folder).".to_owned()) };
+        let found = format!(
+            "Installable, but failing the strict check: {}.",
+            list(&lenient, 5)
+        );
+        return Check::new(name, 15, Status::Warn, found).fix(
+            "Open each skill and apply the fixes of its strict errors (unknown fields, a name \
+             that differs from its folder).",
+        );
     }
-    Check {
-        name,
-        weight: 15,
-        status: Status::Pass,
-        items: Vec::new(),
-        detail: format!("All {} skills pass the strict check.", skills.len()),
-        fix: None,
-    }
+    let found = format!("All {} skills pass the strict check.", skills.len());
+    Check::new(name, 15, Status::Pass, found)
 }
 
 fn https(detail: &DomainDetail, skills: &[Skill]) -> Check {
@@ -514,41 +454,28 @@ fn https(detail: &DomainDetail, skills: &[Skill]) -> Check {
     let mut plain: Vec<String> = Vec::new();
     if detail.origin.starts_with("http://") {
         plain.push(detail.origin.clone());
-    }
-    for url in &detail.indexes {
-        if url.scheme() == "http"
-            && !plain.contains(&url.to_string())
-            && !detail.origin.starts_with("http://")
-        {
-            plain.push(url.to_string());
-        }
-    }
-    for skill in skills {
-        if skill.source_url.scheme() == "http" && !detail.origin.starts_with("http://") {
-            plain.push(skill.source_url.to_string());
+    } else {
+        let urls = detail
+            .indexes
+            .iter()
+            .chain(skills.iter().map(|skill| &skill.source_url));
+        for url in urls {
+            if url.scheme() == "http" && !plain.contains(&url.to_string()) {
+                plain.push(url.to_string());
+            }
         }
     }
     if plain.is_empty() {
-        return Check {
-            name,
-            weight: 5,
-            status: Status::Pass,
-            items: Vec::new(),
-            detail: "The origin, its indexes and its artifacts use HTTPS.".to_owned(),
-            fix: None,
-        };
+        let found = "The origin, its indexes and its artifacts use HTTPS.";
+        return Check::new(name, 5, Status::Pass, found);
     }
-    Check {
+    Check::new(
         name,
-        weight: 5,
-        status: Status::Fail,
-        items: Vec::new(),
-        detail: format!("Plain HTTP: {}.", list(&plain, 4)),
-        fix: Some(
-            "Serve the site over HTTPS; agent clients may refuse to install over plain HTTP."
-                .to_owned(),
-        ),
-    }
+        5,
+        Status::Fail,
+        format!("Plain HTTP: {}.", list(&plain, 4)),
+    )
+    .fix("Serve the site over HTTPS; agent clients may refuse to install over plain HTTP.")
 }
 
 fn same_origin(skills: &[Skill]) -> Check {
@@ -565,16 +492,14 @@ fn same_origin(skills: &[Skill]) -> Check {
         })
         .collect();
     if elsewhere.is_empty() {
-        return Check {
-            name,
-            weight: 5,
-            status: Status::Pass,
-            items: Vec::new(),
-            detail: "Every artifact is served by the origin of its index.".to_owned(),
-            fix: None,
-        };
+        let found = "Every artifact is served by the origin of its index.";
+        return Check::new(name, 5, Status::Pass, found);
     }
-    Check { name, weight: 5, status: Status::Warn, items: Vec::new(), detail: format!("On another origin: {}.", list(&elsewhere, 5)), fix: Some("Serve artifacts from the index's origin; some clients refuse cross-origin artifacts, and a digest is the only tie between them.".to_owned()) }
+    let found = format!("On another origin: {}.", list(&elsewhere, 5));
+    Check::new(name, 5, Status::Warn, found).fix(
+        "Serve artifacts from the index's origin; some clients refuse cross-origin artifacts, \
+         and a digest is the only tie between them.",
+    )
 }
 
 #[cfg(test)]
@@ -582,14 +507,7 @@ mod tests {
     use super::*;
 
     fn check(weight: u32, status: Status) -> Check {
-        Check {
-            name: "x",
-            weight,
-            status,
-            items: Vec::new(),
-            detail: String::new(),
-            fix: None,
-        }
+        Check::new("x", weight, status, "")
     }
 
     #[test]

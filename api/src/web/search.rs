@@ -110,7 +110,16 @@ fn toggle_link(params: &Params, name: &str, value: &str) -> String {
     if !present {
         serializer.append_pair(name, value);
     }
-    format!("/?{}", serializer.finish())
+    search_link(serializer.finish())
+}
+
+/// Returns the search page's path with `query` (`/` for none).
+fn search_link(query: String) -> String {
+    if query.is_empty() {
+        "/".to_owned()
+    } else {
+        format!("/?{query}")
+    }
 }
 
 /// Returns `/?…` with the current parameters and another offset.
@@ -124,7 +133,7 @@ fn offset_link(params: &Params, offset: usize) -> String {
     if offset > 0 {
         serializer.append_pair("offset", &offset.to_string());
     }
-    format!("/?{}", serializer.finish())
+    search_link(serializer.finish())
 }
 
 /// Returns `/?…` with only the query kept.
@@ -296,8 +305,11 @@ fn facet(
             @for (value, count) in &values {
                 @let pressed = on.contains(value);
                 li {
-                    a href=(toggle_link(params, name, value)) aria-pressed=(pressed) data-live {
-                        span { (value) }
+                    a href=(toggle_link(params, name, value)) aria-current=[pressed.then_some("true")] data-live {
+                        span {
+                            (value)
+                            @if pressed { span.visually-hidden { " (filtering; select to remove)" } }
+                        }
                         @if let Some(count) = count { span.count { (count) } }
                     }
                 }
@@ -387,5 +399,7 @@ mod tests {
         );
         assert_eq!(offset_link(&params, 0), "/?q=pdf&type=api%2Ctask");
         assert_eq!(query_only_link("a b"), "/?q=a+b");
+        let one = Params::parse("type=api").unwrap();
+        assert_eq!(toggle_link(&one, "type", "api"), "/");
     }
 }
