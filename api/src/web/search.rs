@@ -202,7 +202,7 @@ fn results_body(
     html! {
         p #live-status .visually-hidden role="status" aria-live="polite" {}
         div #results .layout {
-            aside.facets aria-label="Filters" {
+            aside #filters .facets aria-label="Filters" {
                 @for (name, label) in FILTERS {
                     (facet(params, request, results, name, label))
                 }
@@ -223,6 +223,8 @@ fn results_body(
                     @if !request.query.is_empty() { " for “" (shorten(&request.query, 80)) "”" }
                     @if !results.hits.is_empty() { " · showing " (first) "–" (last) }
                 }
+                // On a phone the facets follow the results.
+                a.to-filters href="#filters" { "Filters ↓" }
                 @if results.hits.is_empty() {
                     (empty_state(params, request, &chips))
                 }
