@@ -88,6 +88,13 @@ pub(crate) fn skills_cli(detail: &DomainDetail, skills: &[Skill]) -> CliReport {
         .iter()
         .filter(|skill| skill.format == Format::AgentSkills)
         .collect();
+    if detail.indexes.is_empty() {
+        return CliReport {
+            verdict: CliVerdict::None,
+            summary: "The CLI finds no index at this origin, so it installs nothing.".to_owned(),
+            refused: Vec::new(),
+        };
+    }
     if agent_skills.is_empty()
         && !detail
             .indexes
@@ -118,7 +125,7 @@ pub(crate) fn skills_cli(detail: &DomainDetail, skills: &[Skill]) -> CliReport {
                     "{}: the CLI drops an index whose `$schema` it does not know",
                     diagnostic.message
                 ),
-                fix: Code::UnknownSchema.hint().to_owned(),
+                fix: format!("set \"$schema\" to \"{SCHEMA_V02}\""),
             });
         } else if index_code(Code::MissingSchema).is_some() || index_code(Code::BareArray).is_some()
         {
@@ -239,5 +246,114 @@ pub(crate) fn skills_cli(detail: &DomainDetail, skills: &[Skill]) -> CliReport {
         verdict,
         summary,
         refused,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use formats::{Access, Diagnostic};
+    use store::Outcome;
+    use url::Url;
+
+    use super::*;
+    use crate::testing;
+    use crate::wire::DiagnosticView;
+
+    const V02: &str = "http://a.test/.well-known/agent-skills/index.json";
+    const V01: &str = "http://a.test/.well-known/skills/index.json";
+
+    fn detail(index: &str, diagnostics: &[Diagnostic]) -> DomainDetail {
+        DomainDetail {
+            domain: "a.test".parse().unwrap(),
+            origin: "http://a.test".to_owned(),
+            outcome: Outcome::Ok,
+            formats: vec![Format::AgentSkills],
+            indexes: vec![Url::parse(index).unwrap()],
+            skills: 2,
+            requests: 3,
+            errors: Vec::new(),
+            errors_omitted: 0,
+            diagnostics: diagnostics.iter().map(DiagnosticView::from).collect(),
+            crawled_at: time::OffsetDateTime::UNIX_EPOCH,
+            last_success: None,
+            crawling: false,
+        }
+    }
+
+    fn skills(index: &str) -> Vec<Skill> {
+        ["a.test/alpha", "a.test/beta"]
+            .into_iter()
+            .map(|id| Skill {
+                index_url: Url::parse(index).unwrap(),
+                ..testing::record(id, Access::Public)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_sound_v02_index_installs_everything() {
+        let report = skills_cli(&detail(V02, &[]), &skills(V02));
+        assert_eq!(report.verdict, CliVerdict::All);
+        assert!(report.refused.is_empty());
+    }
+
+    #[test]
+    fn an_index_without_schema_or_with_an_unknown_one_is_dropped_whole() {
+        for code in [Code::MissingSchema, Code::UnknownSchema] {
+            let diagnostic = Diagnostic::new(code, "about the schema");
+            let report = skills_cli(&detail(V02, &[diagnostic]), &skills(V02));
+            assert_eq!(report.verdict, CliVerdict::None, "{code:?}");
+            assert!(report.refused[0].entry.starts_with("the whole index"));
+            assert!(report.refused[0].fix.contains("$schema"), "{code:?}");
+        }
+        // A legacy index has no `$schema` by design.
+        let diagnostic = Diagnostic::new(Code::MissingSchema, "no schema");
+        let report = skills_cli(&detail(V01, &[diagnostic]), &skills(V01));
+        assert_eq!(report.verdict, CliVerdict::All);
+    }
+
+    #[test]
+    fn a_v02_entry_with_a_sha256_field_is_refused_with_its_fix() {
+        let mut records = skills(V02);
+        records[0].diagnostics.push(
+            Diagnostic::new(Code::Sha256Field, "entry has `sha256` instead of `digest`")
+                .at("skills[0].sha256"),
+        );
+        let report = skills_cli(&detail(V02, &[]), &records);
+        assert_eq!(report.verdict, CliVerdict::Some);
+        assert_eq!(report.refused.len(), 1);
+        assert_eq!(report.refused[0].entry, "alpha");
+        assert_eq!(report.refused[0].fix, Code::Sha256Field.hint());
+        // An entry that made no record is named by its place in the index.
+        let skipped = Diagnostic::new(Code::UnknownType, "unknown type").at("skills[2].type");
+        let report = skills_cli(&detail(V02, &[skipped]), &records);
+        assert_eq!(report.refused[1].entry, "skills[2]");
+    }
+
+    #[test]
+    fn one_refused_entry_drops_a_legacy_index_whole() {
+        let mut records = skills(V01);
+        records[1].diagnostics.push(
+            Diagnostic::new(Code::InvalidName, "invalid skill name \"Beta\"").at("skills[1].name"),
+        );
+        let report = skills_cli(&detail(V01, &[]), &records);
+        assert_eq!(report.verdict, CliVerdict::None);
+        assert!(report.refused[0].entry.ends_with(LEGACY_INDEX));
+        assert_eq!(report.refused[1].entry, "beta");
+    }
+
+    #[test]
+    fn services_are_not_for_the_skills_cli() {
+        let mut services = detail("http://a.test/.well-known/skill-sharing", &[]);
+        services.formats = vec![Format::SkillSharing];
+        let records: Vec<Skill> = skills(V02)
+            .into_iter()
+            .map(|skill| Skill {
+                format: Format::SkillSharing,
+                ..skill
+            })
+            .collect();
+        let report = skills_cli(&services, &records);
+        assert_eq!(report.verdict, CliVerdict::NotApplicable);
     }
 }

@@ -530,4 +530,68 @@ mod tests {
         );
         assert_eq!(score(&[]), 0);
     }
+
+    fn detail(origin: &str, outcome: Outcome, indexes: &[&str]) -> DomainDetail {
+        DomainDetail {
+            domain: "a.test".parse().unwrap(),
+            origin: origin.to_owned(),
+            outcome,
+            formats: vec![Format::AgentSkills],
+            indexes: indexes.iter().map(|url| url.parse().unwrap()).collect(),
+            skills: 0,
+            requests: 1,
+            errors: Vec::new(),
+            errors_omitted: 0,
+            diagnostics: Vec::new(),
+            crawled_at: time::OffsetDateTime::UNIX_EPOCH,
+            last_success: None,
+            crawling: false,
+        }
+    }
+
+    fn status_of(checks: &[Check], name: &str) -> Status {
+        checks
+            .iter()
+            .find(|check| check.name == name)
+            .unwrap()
+            .status
+    }
+
+    #[test]
+    fn a_sound_https_origin_passes_and_caching_is_never_guessed() {
+        let index = "https://a.test/.well-known/agent-skills/index.json";
+        let skills: Vec<Skill> = ["a.test/alpha"]
+            .into_iter()
+            .map(|id| Skill {
+                index_url: index.parse().unwrap(),
+                source_url: "https://a.test/.well-known/agent-skills/alpha/SKILL.md"
+                    .parse()
+                    .unwrap(),
+                ..crate::testing::record(id, formats::Access::Public)
+            })
+            .collect();
+        let checks = checks(&detail("https://a.test", Outcome::Ok, &[index]), &skills);
+        for check in &checks {
+            let expected = if check.name == "Caching headers present" {
+                Status::NotChecked
+            } else {
+                Status::Pass
+            };
+            assert_eq!(check.status, expected, "{}: {}", check.name, check.detail);
+        }
+        assert_eq!(score(&checks), 100);
+    }
+
+    #[test]
+    fn an_origin_without_an_index_fails_and_is_not_judged_further() {
+        let checks = checks(&detail("https://a.test", Outcome::NotFound, &[]), &[]);
+        assert_eq!(status_of(&checks, "An index found"), Status::Fail);
+        assert_eq!(
+            status_of(&checks, "Every entry valid"),
+            Status::NotApplicable
+        );
+        assert_eq!(status_of(&checks, "Served over HTTPS"), Status::Pass);
+        // robots.txt and HTTPS pass, the index fails: 15 of 30 weighted points.
+        assert_eq!(score(&checks), 50);
+    }
 }
