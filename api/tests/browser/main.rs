@@ -107,7 +107,7 @@ impl Drop for Driver {
 
 fn find(program: &str, env: &str) -> Option<PathBuf> {
     if let Some(path) = std::env::var_os(env) {
-        return Some(PathBuf::from(path));
+        return Some(PathBuf::from(path)).filter(|path| path.is_file());
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
