@@ -20,7 +20,8 @@
 //!   (`/healthz`, `/metrics`).
 //! - [`export`]: exports in the `skills-dir`, `well-known` and `jsonl` layouts, with their
 //!   manifest; used by `skillscout export`, `/v1/export` and the mirror.
-//! - `web`: the server-rendered web directory (search page, skill pages, domain pages).
+//! - `web`: the server-rendered web directory (search, skill pages, publishers' health
+//!   reports), maud templates with a `Content-Security-Policy`, and the assets they use.
 //! - `files`: a record's files: path rules and bytes from the blob store.
 //! - `access`: the access policy, the one rule of who sees which record.
 //! - `auth`: bearer [`Tokens`] and the caller extractor.

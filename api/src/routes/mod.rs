@@ -62,6 +62,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/skill/{domain}/{name}", get(web::skill))
         .route("/domains", get(web::domains))
         .route("/domains/{domain}", get(web::domain))
+        .route("/assets/{file}", get(web::asset))
         // Before the layers: it replaces each route's 405 fallback, which the layers wrap
         // (CORS answers preflight requests there).
         .method_not_allowed_fallback(method_not_allowed)
@@ -124,6 +125,9 @@ async fn shed_load(
         return next.run(request).await;
     }
     let Some(permit) = state.try_start_work() else {
+        if web::is_page_path(request.uri().path()) {
+            return web::overloaded_page();
+        }
         return ApiError::Overloaded.into_response();
     };
     // Held here until the handler has answered (a handler's extractors drop the request's
@@ -148,7 +152,7 @@ pub(crate) struct WorkPermit(
 /// Unknown paths: the web directory's 404 page for its own paths, the JSON error elsewhere.
 async fn fallback(uri: Uri) -> Response {
     let path = uri.path();
-    if path.starts_with("/skill/") || path.starts_with("/domains/") {
+    if web::is_page_path(path) {
         return web::not_found_page();
     }
     ApiError::NotFound(format!("no route for {}", web::shorten(path, 200))).into_response()

@@ -13,7 +13,7 @@ async fn the_search_page_lists_hits_with_facets_and_snippets() {
         Some("text/html; charset=utf-8")
     );
     let html = page.text();
-    assert!(html.starts_with("<!doctype html>"));
+    assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("value=\"pdf\""), "the box keeps the query");
     assert!(html.contains("<mark>"), "snippets highlight");
     assert!(html.contains("href=\"/skill/pdfworks.test/pdf-merge\""));
@@ -56,8 +56,8 @@ async fn the_skill_page_shows_the_record_files_and_diagnostics() {
         html.contains("href=\"/v1/skills/legacy-tools.test/csv-cleanup/files/scripts/clean.py\""),
         "{html}"
     );
-    assert!(html.contains("<h2>Diagnostics</h2>"));
-    assert!(html.contains("<h2>SKILL.md</h2>"));
+    assert!(html.contains("Verdicts and diagnostics"));
+    assert!(html.contains(">SKILL.md</h2>"));
 
     let sloppy = get("/skill/sloppy.test/Release-Notes", As::Anonymous)
         .await
@@ -104,4 +104,104 @@ async fn missing_pages_are_html_404s() {
     let bad = get("/?limit=100000", As::Anonymous).await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
     assert!(bad.text().contains("invalid_parameter"));
+}
+
+#[tokio::test]
+async fn pages_carry_a_content_security_policy_and_assets_are_ours() {
+    for uri in [
+        "/",
+        "/skill/pdfworks.test/pdf-merge",
+        "/domains",
+        "/nothing/here",
+    ] {
+        let page = get(uri, As::Anonymous).await;
+        let policy = page
+            .header(header::CONTENT_SECURITY_POLICY)
+            .unwrap_or_default();
+        if uri == "/nothing/here" {
+            // Not a page path: the JSON 404.
+            assert!(policy.is_empty(), "{uri}");
+            continue;
+        }
+        assert!(policy.contains("script-src 'self'"), "{uri}: {policy}");
+        assert!(policy.contains("default-src 'none'"), "{uri}: {policy}");
+        let html = page.text();
+        // Nothing loaded from another host, no inline script or style.
+        for attribute in ["src=\"http", "href=\"//", "<style", "style=\""] {
+            assert!(!html.contains(attribute), "{uri}: {attribute}");
+        }
+        assert_eq!(html.matches("<script").count(), 1, "{uri}");
+    }
+    // The page names its assets by paths with a digest of their content.
+    let home = get("/", As::Anonymous).await.text();
+    let asset = |extension: &str| {
+        let end = home.find(&format!(".{extension}\"")).unwrap() + 1 + extension.len();
+        let start = home[..end].rfind("/assets/").unwrap();
+        home[start..end].to_owned()
+    };
+    let css = get(&asset("css"), As::Anonymous).await;
+    assert_eq!(css.status, StatusCode::OK);
+    assert_eq!(
+        css.header(header::CONTENT_TYPE),
+        Some("text/css; charset=utf-8")
+    );
+    let js = get(&asset("js"), As::Anonymous).await;
+    assert_eq!(js.status, StatusCode::OK);
+    let missing = get("/assets/site.000000000000.js", As::Anonymous).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn the_skill_page_renders_markdown_and_offers_installs() {
+    let html = get("/skill/pdfworks.test/pdf-merge", As::Anonymous)
+        .await
+        .text();
+    assert!(html.contains("class=\"markdown\""), "{html}");
+    assert!(html.contains("npx skills add http://pdfworks.test --skill pdf-merge"));
+    assert!(
+        html.contains(
+            "npx skills add http://directory.test/mirror/pdfworks.test --skill pdf-merge"
+        )
+    );
+    let service = get(
+        "/skill/services.test/test.services.translate-v2",
+        As::Anonymous,
+    )
+    .await
+    .text();
+    assert!(
+        service.contains("https://api.services.test/v1/translate-v2"),
+        "the endpoint: {service}"
+    );
+    assert!(service.contains("<code>document</code>"), "an input");
+    assert!(
+        !service.contains("npx skills add"),
+        "services are not installed"
+    );
+}
+
+#[tokio::test]
+async fn the_publisher_page_is_a_health_report() {
+    let sloppy = get("/domains/sloppy.test", As::Anonymous).await.text();
+    assert!(sloppy.contains("health score"), "{sloppy}");
+    assert!(sloppy.contains("Caching headers present"));
+    assert!(sloppy.contains("not checked"));
+    assert!(sloppy.contains("Entries the skills CLI refuses"));
+    assert!(sloppy.contains("Invalid skills and why"));
+    assert!(sloppy.contains("/mirror/sloppy.test"));
+    let pdfworks = get("/domains/pdfworks.test", As::Anonymous).await.text();
+    assert!(
+        pdfworks.contains("The CLI installs all 3 agent skills as published."),
+        "{pdfworks}"
+    );
+    let services = get("/domains/services.test", As::Anonymous).await.text();
+    assert!(services.contains("publishes no agent skills"), "{services}");
+    let sorted = get("/domains?sort=score", As::Anonymous).await.text();
+    // By name legacy-tools.test comes first; by score pdfworks.test (a verified v0.2 index)
+    // beats it (a v0.1 index without digests).
+    let first = sorted.find(">pdfworks.test<").unwrap();
+    let last = sorted.find(">legacy-tools.test<").unwrap();
+    assert!(first < last, "the best score first");
+    let bad = get("/domains?sort=nonsense", As::Anonymous).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
 }

@@ -1,0 +1,259 @@
+//! `GET /domains/{domain}`: a publisher's health report — the checks with what to do, the
+//! score and its weights, which agent clients install from the origin, the skills (invalid
+//! ones with their reasons), the indexes read and the crawl's errors.
+
+use axum::extract::State;
+use formats::{Domain, Format, Skill, Verdict};
+use indexer::Caller;
+use maud::{Markup, html};
+
+use super::clients::{self, CliReport};
+use super::health::{self, Check, Status};
+use super::html::{self, badge};
+use super::search::verdict_name;
+use super::skill::diagnostics_table;
+use super::{Page, WebError, encode_segment, layout, shorten, skill_page_path};
+use crate::auth::Auth;
+use crate::error::ApiError;
+use crate::extract::ApiPath;
+use crate::routes::domains::domain_detail;
+use crate::state::AppState;
+use crate::wire::DomainDetail;
+
+/// A publisher's status and the records of it the caller may see (blocking).
+pub(crate) fn facts(
+    state: &AppState,
+    caller: Caller,
+    domain: &Domain,
+) -> Result<(DomainDetail, Vec<Skill>), ApiError> {
+    let detail = domain_detail(state, caller, domain)?;
+    let mut skills = Vec::new();
+    for stored in state.store().records_of(domain)? {
+        if stored.removed_at.is_none() && state.may_see(caller, stored.skill.access) {
+            skills.push(stored.skill);
+        }
+    }
+    Ok((detail, skills))
+}
+
+/// Returns the name of a crawl outcome, as the API spells it.
+pub(crate) fn outcome_name(outcome: store::Outcome) -> &'static str {
+    match outcome {
+        store::Outcome::Ok => "ok",
+        store::Outcome::NotFound => "not_found",
+        store::Outcome::Disallowed => "disallowed",
+        store::Outcome::Unreachable => "unreachable",
+        store::Outcome::Error => "error",
+    }
+}
+
+/// `GET /domains/{domain}`: one publisher's health report.
+pub(crate) async fn domain(
+    State(state): State<AppState>,
+    auth: Result<Auth, ApiError>,
+    path: Result<ApiPath<String>, ApiError>,
+) -> Result<Page, WebError> {
+    let (Auth(caller), ApiPath(domain)) = (auth?, path?);
+    let domain: Domain = domain
+        .parse()
+        .map_err(|_| ApiError::NotFound(format!("no domain {}", shorten(&domain, 100))))?;
+    let (detail, skills) = state
+        .blocking(move |state| facts(state, caller, &domain))
+        .await?;
+    let checks = health::checks(&detail, &skills);
+    let cli = clients::skills_cli(&detail, &skills);
+    let body = report(&state, &detail, &skills, &checks, &cli);
+    Ok(Page::ok(html::page(
+        &layout(&state, detail.domain.as_str(), "domains"),
+        body,
+    )))
+}
+
+fn report(
+    state: &AppState,
+    detail: &DomainDetail,
+    skills: &[Skill],
+    checks: &[Check],
+    cli: &CliReport,
+) -> Markup {
+    let score = health::score(checks);
+    let domain = detail.domain.as_str();
+    let search = format!(
+        "/?domain={}&verdict=any",
+        url::form_urlencoded::byte_serialize(domain.as_bytes()).collect::<String>()
+    );
+    let outcome = outcome_name(detail.outcome);
+    let mirrored = skills
+        .iter()
+        .filter(|skill| {
+            skill.format == Format::AgentSkills
+                && matches!(skill.verdict(), Verdict::Valid | Verdict::Lenient)
+        })
+        .count();
+    let mirror = state.url(&format!("/mirror/{}", encode_segment(domain)));
+    let invalid: Vec<&Skill> = skills
+        .iter()
+        .filter(|skill| skill.verdict() == Verdict::Invalid)
+        .collect();
+    html! {
+        div.card {
+            h1 { (domain) }
+            p {
+                (badge(outcome, outcome)) " "
+                span.muted { "crawled " (html::time(detail.crawled_at)) " from " code { (detail.origin) } }
+            }
+            p.score { (score) small { " / 100 health score" } }
+            p.muted {
+                (detail.skills) " skills · "
+                a href=(search) { "search them" } " · "
+                a href={ "/v1/domains/" (encode_segment(domain)) } { "JSON status" }
+            }
+        }
+        section aria-labelledby="checks" {
+            h2 #checks { "Health checks" }
+            div.table-wrap {
+                table.checks.stack {
+                    thead { tr { th scope="col" { "Check" } th scope="col" { "Result" } th scope="col" { "Found" } th scope="col" { "What to do" } th scope="col" { "Weight" } } }
+                    tbody {
+                        @for check in checks {
+                            tr {
+                                th scope="row" { (html::prose(check.name)) }
+                                td data-label="Result" { (badge(check.status.name(), status_text(check.status))) }
+                                td data-label="Found" {
+                                    (html::prose(&check.detail))
+                                    @if !check.items.is_empty() {
+                                        ul.items { @for item in &check.items { li { (html::prose(item)) } } }
+                                    }
+                                }
+                                td data-label="What to do" { (html::prose(check.fix.as_deref().unwrap_or("—"))) }
+                                td data-label="Weight" { (check.weight) }
+                            }
+                        }
+                    }
+                }
+            }
+            p.muted {
+                "The score is the sum of the weights of the checks that pass, half the weight of those that warn, "
+                "over the weights of the checks made (those not checked or not applicable are left out), out of 100."
+            }
+        }
+        section aria-labelledby="clients" {
+            h2 #clients { "Which agent clients can install from this origin" }
+            div.table-wrap {
+                table.stack {
+                    thead { tr { th scope="col" { "Client" } th scope="col" { "Result" } th scope="col" { "Why" } } }
+                    tbody {
+                        tr {
+                            th scope="row" { "vercel " code { "skills" } " CLI 1.7" br; code { "npx skills add " (detail.origin) } }
+                            td data-label="Result" { @let (class, text) = cli.verdict.badge(); (badge(class, text)) }
+                            td data-label="Why" { (html::prose(&cli.summary)) }
+                        }
+                        @if mirrored > 0 {
+                            tr {
+                                th scope="row" { "Any client, through this directory's mirror" br; code { "npx skills add " (mirror) } }
+                                td data-label="Result" { (badge("pass", "installs")) }
+                                td data-label="Why" {
+                                    (mirrored) @if mirrored == 1 { " verified skill is" } @else { " verified skills are" }
+                                    " re-published in a v0.2 index this directory serves, so installing through the mirror works meanwhile."
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            @if !cli.refused.is_empty() {
+                div.table-wrap {
+                    table.stack {
+                        caption { "Entries the skills CLI refuses, and the fix" }
+                        thead { tr { th scope="col" { "Entry" } th scope="col" { "Why" } th scope="col" { "Fix" } } }
+                        tbody {
+                            @for refusal in &cli.refused {
+                                tr { td data-label="Entry" { code { (refusal.entry) } } td data-label="Why" { (html::prose(&refusal.reason)) } td data-label="Fix" { (html::prose(&refusal.fix)) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        section aria-labelledby="skills" {
+            h2 #skills { "Skills (" (skills.len()) ")" }
+            @if skills.is_empty() { p.muted { "None you may see." } }
+            @else {
+                div.table-wrap {
+                    table.stack {
+                        thead { tr { th scope="col" { "Skill" } th scope="col" { "Verdict" } th scope="col" { "Description" } } }
+                        tbody {
+                            @for skill in skills {
+                                @let verdict = verdict_name(skill.verdict());
+                                tr {
+                                    td { a href=(skill_page_path(skill)) { (skill.title) } div.id { (skill.name.as_str()) } }
+                                    td data-label="Verdict" { (badge(verdict, verdict)) " " (badge(skill.access.as_str(), skill.access.as_str())) }
+                                    td { (shorten(&skill.description, 160)) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if !invalid.is_empty() {
+            section aria-labelledby="invalid" {
+                h2 #invalid { "Invalid skills and why" }
+                @for skill in &invalid {
+                    h3 { a href=(skill_page_path(skill)) { (skill.title) } " " span.id { (skill.name.as_str()) } }
+                    @let errors: Vec<formats::Diagnostic> = skill.diagnostics.iter().filter(|d| d.severity_for(formats::VerdictKind::Lenient) == formats::Severity::Error || d.code == formats::Code::InvalidName).cloned().collect();
+                    @if errors.is_empty() {
+                        p { "The artifact was " (super::skill::digest_status_name(skill.digest_status)) "." }
+                    } @else {
+                        (diagnostics_table(&errors))
+                    }
+                }
+            }
+        }
+        @if !detail.diagnostics.is_empty() {
+            section aria-labelledby="index-diagnostics" {
+                h2 #index-diagnostics { "Index diagnostics" }
+                div.table-wrap {
+                    table.stack {
+                        thead { tr { th scope="col" { "Severity" } th scope="col" { "Problem" } th scope="col" { "Fix" } } }
+                        tbody {
+                            @for diagnostic in &detail.diagnostics {
+                                @let severity = format!("{:?}", diagnostic.severity).to_lowercase();
+                                tr {
+                                    td data-label="Severity" { span class={ "sev-" (severity) } { (severity) } }
+                                    td data-label="Problem" { code { (diagnostic.code.as_str()) } @if let Some(field) = &diagnostic.field { " at " code { (field) } } br; (html::prose(&diagnostic.message)) }
+                                    td data-label="Fix" { (html::prose(diagnostic.code.hint())) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if !detail.errors.is_empty() {
+            section aria-labelledby="errors" {
+                h2 #errors { "Crawl errors (" (detail.errors.len() + detail.errors_omitted) ")" }
+                div.table-wrap {
+                    table {
+                        thead { tr { th scope="col" { "Code" } th scope="col" { "Message" } th scope="col" { "URL" } } }
+                        tbody {
+                            @for error in &detail.errors {
+                                tr { td { code { (error.code) } } td { (error.message) } td { code { (error.url) } } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn status_text(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "pass",
+        Status::Warn => "warn",
+        Status::Fail => "fail",
+        Status::NotChecked => "not checked",
+        Status::NotApplicable => "n/a",
+    }
+}
