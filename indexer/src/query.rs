@@ -51,8 +51,8 @@ pub(crate) const MIN_PREFIX_CHARS: usize = 2;
 /// the word dictionary, which is cheap for long prefixes.
 pub(crate) const MAX_INDEXED_PREFIX_CHARS: usize = 10;
 
-/// The weight of each field in the BM25 score, chosen on the regression set and
-/// `../shared/relevance-dev` (never on the held-out set; docs/BENCHMARKS.md). Baselines that
+/// The weight of each field in the BM25 score, chosen on the regression set and the
+/// development set (never on the held-out sets; docs/BENCHMARKS.md). Baselines that
 /// compare with this ranking use the same weights (the benchmark's FTS5 table does).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FieldWeights {

@@ -335,6 +335,9 @@ impl SearchIndex {
         let mut records = Vec::new();
         let mut columns: HashMap<u32, BytesColumn> = HashMap::new();
         let mut bytes = Vec::new();
+        // The id of the last document read: where the next page starts, whether or not the
+        // defensive check below kept it.
+        let mut last_read: Option<String> = None;
         for (_, address) in top.iter().take(limit) {
             let column = match columns.entry(address.segment_ord) {
                 Entry::Occupied(column) => column.into_mut(),
@@ -361,16 +364,13 @@ impl SearchIndex {
                     id: format!("(listing of document {})", address.doc_id),
                     message: error.to_string(),
                 })?;
+            last_read = Some(listed.id.to_string());
             if request.caller == Caller::Anonymous && listed.access == Access::Private {
                 continue;
             }
             records.push(listed);
         }
-        let next_cursor = if top.len() > limit {
-            records.last().map(|skill| skill.id.to_string())
-        } else {
-            None
-        };
+        let next_cursor = if top.len() > limit { last_read } else { None };
         Ok(ListPage {
             records,
             next_cursor,

@@ -117,7 +117,7 @@ pub enum PublishError {
     #[error("{0}")]
     Build(String),
     /// A file system operation failed; nothing was left behind.
-    #[error("{what} {}: {source}", path.display())]
+    #[error("{what} {}", path.display())]
     Io {
         /// What was being done.
         what: &'static str,

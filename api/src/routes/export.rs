@@ -48,7 +48,16 @@ pub(super) async fn export(
         None => Layout::Jsonl,
     };
     let archive = match params.one("archive")? {
-        None | Some("false" | "0") => layout != Layout::Jsonl,
+        // Over HTTP a tree of files can only come as an archive.
+        None => layout != Layout::Jsonl,
+        Some("false" | "0") if layout != Layout::Jsonl => {
+            return Err(ApiError::parameter(
+                "archive",
+                "the skills-dir and well-known layouts come only as a .tar.gz over HTTP: \
+                 leave archive out or set it to true",
+            ));
+        }
+        Some("false" | "0") => false,
         Some("true" | "1" | "") => true,
         Some(other) => {
             return Err(ApiError::parameter(

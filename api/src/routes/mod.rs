@@ -132,22 +132,46 @@ async fn shed_load(
     };
     // Held here until the handler has answered (a handler's extractors drop the request's
     // extensions before its body runs), and by a streamed body until it is sent.
-    let permit = WorkPermit(Arc::new(permit));
+    let permit = WorkPermit(Arc::new(std::sync::Mutex::new(Some(permit))));
     let mut request = request;
     request.extensions_mut().insert(permit.clone());
     let response = next.run(request).await;
+    // A body still streaming holds a clone: it counts for at most `MAX_STREAM_HOLD` more, so
+    // that clients reading slowly (or not at all) cannot hold every permit.
+    if Arc::strong_count(&permit.0) > 1 {
+        let streaming = Arc::downgrade(&permit.0);
+        tokio::spawn(async move {
+            tokio::time::sleep(MAX_STREAM_HOLD).await;
+            if let Some(permit) = streaming.upgrade() {
+                WorkPermit(permit).release();
+            }
+        });
+    }
     drop(permit);
     response
 }
 
+/// How long a streamed body (an export, the well-known index) counts against the work limit
+/// after its handler answered.
+pub(crate) const MAX_STREAM_HOLD: Duration = Duration::from_secs(30);
+
 /// The work permit of a request ([`shed_load`]), for a handler whose response body is
 /// streamed: the stream keeps a clone, so the work counts against the limit until the body is
-/// sent, not only until the handler returns.
+/// sent (or [`MAX_STREAM_HOLD`] has passed), not only until the handler returns.
 #[derive(Debug, Clone)]
-pub(crate) struct WorkPermit(
-    // Only held: dropping the last clone ends the request's work.
-    #[allow(dead_code)] Arc<tokio::sync::OwnedSemaphorePermit>,
-);
+pub(crate) struct WorkPermit(Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>);
+
+impl WorkPermit {
+    /// Gives the permit back now, whoever still holds a clone.
+    fn release(&self) {
+        let permit = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        drop(permit);
+    }
+}
 
 /// Unknown paths: the web directory's 404 page for its own paths, the JSON error elsewhere.
 async fn fallback(uri: Uri) -> Response {

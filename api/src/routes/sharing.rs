@@ -176,10 +176,14 @@ pub(super) async fn index(
         json!({ "version": PROTOCOL_VERSION }),
         json!({ "name": state.config().name, "url": state.url("/") }),
     );
+    // Everything the body is made of: the index snapshot, the filter, the caller, and the
+    // directory's name and URL (in the provider and every descriptor URL).
     let etag = etag_of(
         format!(
-            "skill-sharing\n{}\n{filter:?}\n{caller:?}",
-            state.index().snapshot_tag()
+            "skill-sharing\n{}\n{filter:?}\n{caller:?}\n{}\n{}",
+            state.index().snapshot_tag(),
+            state.config().name,
+            state.url("/"),
         )
         .as_bytes(),
     );
@@ -241,7 +245,7 @@ impl IndexPages {
         let (entries, more) = match page {
             Ok(page) => page,
             Err(error) => {
-                tracing::error!(?error, "the well-known skill-sharing index stopped early");
+                tracing::error!(error = %error, "the well-known skill-sharing index stopped early");
                 return Some((Err(std::io::Error::other("listing failed")), self));
             }
         };
@@ -250,8 +254,11 @@ impl IndexPages {
             if self.sent > 0 {
                 chunk.push(b',');
             }
-            // An entry is strings and an enum: serialising it cannot fail.
-            serde_json::to_writer(&mut chunk, entry).ok()?;
+            if let Err(error) = serde_json::to_writer(&mut chunk, entry) {
+                // Strings and an enum: it does not happen; if it did, the body must break.
+                tracing::error!(%error, "the well-known skill-sharing index stopped early");
+                return Some((Err(std::io::Error::other("serialising failed")), self));
+            }
             self.sent += 1;
         }
         match more {
@@ -452,6 +459,33 @@ mod tests {
             .unwrap();
         assert!(bytes.ends_with(b"]}"));
         assert!(state.try_start_work().is_some());
+    }
+
+    // A client that never reads cannot hold a permit for ever.
+    #[tokio::test]
+    async fn a_stream_nobody_reads_gives_its_permit_back_after_the_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = many(dir.path());
+        let mut held = Vec::new();
+        while let Some(permit) = state.try_start_work() {
+            held.push(permit);
+        }
+        held.pop();
+        let response = get(&state, "/.well-known/skill-sharing", None).await;
+        assert!(state.try_start_work().is_none());
+        // Let the hold's timer start, then let the hold pass.
+        tokio::task::yield_now().await;
+        tokio::time::pause();
+        tokio::time::advance(crate::routes::MAX_STREAM_HOLD + std::time::Duration::from_secs(1))
+            .await;
+        for _ in 0..3 {
+            tokio::task::yield_now().await;
+        }
+        assert!(
+            state.try_start_work().is_some(),
+            "the permit outlived the hold"
+        );
+        drop(response);
     }
 
     #[test]

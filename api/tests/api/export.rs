@@ -358,6 +358,8 @@ fn bad_export_parameters_are_400s() {
             "/v1/export?layout=zip",
             "/v1/export?since=yesterday",
             "/v1/export?archive=maybe",
+            "/v1/export?layout=skills-dir&archive=false",
+            "/v1/export?layout=well-known&archive=0",
         ] {
             let reply = get(uri, As::Anonymous).await;
             assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{uri}");
