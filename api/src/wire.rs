@@ -90,6 +90,7 @@ pub(crate) struct FacetsView {
     format: Counts,
     tag: Counts,
     verdict: Counts,
+    license: Counts,
 }
 
 impl From<Facets> for FacetsView {
@@ -101,6 +102,7 @@ impl From<Facets> for FacetsView {
             format: Counts::from(facets.format),
             tag: Counts::from(facets.tag),
             verdict: Counts::from(facets.verdict),
+            license: Counts::from(facets.license),
         }
     }
 }

@@ -34,13 +34,14 @@ pub(crate) enum Dim {
 
 impl Dim {
     /// The dimensions that have facet counts, in output order.
-    pub(crate) const FACETS: [Dim; 6] = [
+    pub(crate) const FACETS: [Dim; 7] = [
         Dim::CapabilityType,
         Dim::Access,
         Dim::Domain,
         Dim::Format,
         Dim::Tag,
         Dim::Verdict,
+        Dim::License,
     ];
 
     /// Every dimension, in the order of [`Dim::index`].
@@ -128,7 +129,7 @@ pub(crate) struct Collected {
     pub(crate) top: Vec<Candidate>,
     /// Per facet dimension (in [`Dim::FACETS`] order): the most frequent values (at most
     /// `max_facet_values`), most frequent first, then by value.
-    pub(crate) facets: [Vec<(String, u64)>; 6],
+    pub(crate) facets: [Vec<(String, u64)>; 7],
 }
 
 /// One facet's counts in one segment, sorted by value (the dictionary's order). The values
@@ -157,7 +158,7 @@ impl SegmentFacet {
 pub(crate) struct SegmentCollected {
     total: u64,
     top: Vec<Candidate>,
-    facets: [SegmentFacet; 6],
+    facets: [SegmentFacet; 7],
 }
 
 /// Merges the segments' sorted counts of one facet and keeps the `keep` most frequent.

@@ -165,6 +165,9 @@ pub struct Facets {
     pub tag: FacetCounts,
     /// By verdict (`valid`, `lenient`, `invalid`).
     pub verdict: FacetCounts,
+    /// By licence (lowercased).
+    #[serde(default)]
+    pub license: FacetCounts,
 }
 
 /// The answer to a search. `api` turns it into the `/v1/search` body (DESIGN.md §6).

@@ -253,8 +253,15 @@ impl SearchIndex {
                 score,
             });
         }
-        let [capability_type, access, domain, format, tag, verdict] =
-            collected.facets.map(FacetCounts);
+        let [
+            capability_type,
+            access,
+            domain,
+            format,
+            tag,
+            verdict,
+            license,
+        ] = collected.facets.map(FacetCounts);
         Ok(SearchResults {
             query: request.query.clone(),
             total: collected.total,
@@ -266,6 +273,7 @@ impl SearchIndex {
                 format,
                 tag,
                 verdict,
+                license,
             },
             took_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
@@ -1019,6 +1027,29 @@ mod tests {
         ));
         assert_eq!(plain.first(), polite.first());
         assert_eq!(polite.first().map(String::as_str), Some("a.test/pdf-merge"));
+    }
+
+    #[test]
+    fn licences_are_a_facet() {
+        let mut records = Vec::new();
+        for (name, license) in [("a", "MIT"), ("b", "mit"), ("c", "Apache-2.0")] {
+            let mut record = skill("l.test", name, name, "A tool.");
+            record.license = Some(license.to_owned());
+            records.push(record);
+        }
+        records.push(skill("l.test", "d", "d", "A tool."));
+        let index = index_of(&records);
+        let results = search(&index, "tool", Caller::Anonymous);
+        assert_eq!(
+            results.facets.license.0,
+            [("mit".to_owned(), 2), ("apache-2.0".to_owned(), 1)]
+        );
+        let mut request = SearchRequest::new("tool", Caller::Anonymous);
+        request.filters.license = vec!["apache-2.0".to_owned()];
+        let filtered = index.search(&request).unwrap();
+        assert_eq!(ids(&filtered), ["l.test/c"]);
+        // A facet applies every filter but its own.
+        assert_eq!(filtered.facets.license.0.len(), 2);
     }
 
     #[test]

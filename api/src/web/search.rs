@@ -165,8 +165,7 @@ fn active(filters: &Filters, name: &str) -> Vec<String> {
         .collect()
 }
 
-/// Returns the counts of the facet `name`. The index counts no licences, so that facet shows
-/// only the values a request filters on, without counts.
+/// Returns the counts of the facet `name`.
 fn counts<'a>(results: &'a SearchResults, name: &str) -> Option<&'a FacetCounts> {
     let facets = &results.facets;
     Some(match name {
@@ -176,6 +175,7 @@ fn counts<'a>(results: &'a SearchResults, name: &str) -> Option<&'a FacetCounts>
         "domain" => &facets.domain,
         "format" => &facets.format,
         "tag" => &facets.tag,
+        "license" => &facets.license,
         _ => return None,
     })
 }
