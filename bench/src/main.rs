@@ -5,7 +5,11 @@
 //! cargo run --release --manifest-path bench/Cargo.toml -- [--corpus ../shared/corpus]
 //!     [--records 100000] [--rounds 3]
 //! cargo run --release --manifest-path bench/Cargo.toml -- --relevance-only [--tuning] [-v]
+//! EXPLAIN="make my container image smaller" cargo run --release --manifest-path bench/Cargo.toml -- --relevance-only --tuning
 //! ```
+//!
+//! `EXPLAIN=query` also prints the indexer's and the fair baseline's top ten for that query
+//! over the corpus.
 //!
 //! Relevance runs three sets, each against the same two FTS5 baselines: the regression set
 //! (`indexer/eval/queries.json`), the held-out set (`indexer/eval/heldout.json`, written before
