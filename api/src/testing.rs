@@ -66,6 +66,7 @@ pub(crate) fn status_of(records: &[Skill]) -> DomainStatus {
         diagnostics: Vec::new(),
         crawled_at: now,
         last_success: Some(now),
+        caching: None,
     }
 }
 

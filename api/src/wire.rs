@@ -15,7 +15,7 @@ use indexer::{FacetCounts, Facets, SearchHit, SearchResults};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
-use store::{CrawlErrorEntry, Outcome, Totals};
+use store::{CachingHeaders, CrawlErrorEntry, Outcome, Totals};
 use time::OffsetDateTime;
 use url::Url;
 
@@ -315,6 +315,9 @@ pub(crate) struct DomainDetail {
     /// When an index of it was last read successfully.
     #[serde(with = "time::serde::rfc3339::option")]
     pub(crate) last_success: Option<OffsetDateTime>,
+    /// What its index answers said about caching in its last crawl (`null` when no answer
+    /// was fetched: a fresh entry of the crawler's cache says nothing new).
+    pub(crate) caching: Option<CachingHeaders>,
     /// True while a background crawl runs (this domain may be in it).
     pub(crate) crawling: bool,
 }

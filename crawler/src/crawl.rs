@@ -352,6 +352,7 @@ fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
             diagnostics: Vec::new(),
             crawled_at: now,
             last_success: None,
+            caching: None,
         },
         found: SiteFindings::default(),
         streamed: store::Streamed::default(),

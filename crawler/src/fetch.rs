@@ -41,7 +41,7 @@ use formats::diagnostic::Code;
 use formats::robots::{MAX_ROBOTS_BYTES, RobotsPolicy};
 use guard::{GuardedResolver, Overrides, RefusedAddress, ResolveOverride};
 use store::blobs::Blobs;
-use store::{CacheEntry, Store};
+use store::{CacheEntry, CachingHeaders, Store};
 
 /// How long a robots.txt is trusted before it is fetched again (RFC 9309 §2.4).
 pub const ROBOTS_CACHE_TTL: Duration = Duration::from_secs(24 * 60 * 60);
@@ -100,6 +100,8 @@ pub struct Response {
     pub content_type: Option<String>,
     /// True when no request was made (a fresh cache entry).
     pub from_cache: bool,
+    /// What the origin's answer said about caching; `None` for a fresh entry of our cache.
+    pub caching: Option<CachingHeaders>,
 }
 
 /// How many bytes of a body to accept.
@@ -387,6 +389,7 @@ impl Session<'_> {
                     body: body.clone(),
                     content_type: content_type.clone(),
                     from_cache: true,
+                    caching: None,
                 });
             }
             Some(CacheHit::FreshNotFound(status)) => {
@@ -467,6 +470,7 @@ impl Session<'_> {
                 }
                 return Ok(Response {
                     url: current,
+                    caching: Some(caching_of(&exchange.headers)),
                     body: exchange.body,
                     content_type,
                     from_cache: false,
@@ -751,11 +755,18 @@ impl Session<'_> {
             stored_at: time::OffsetDateTime::now_utc(),
         };
         self.cache_updates.push((url.clone(), Some(entry)));
+        // A 304 revalidated the entry: the origin has a validator, whatever this answer
+        // repeats of its headers.
+        let caching = CachingHeaders {
+            validator: true,
+            ..caching_of(&exchange.headers)
+        };
         Some(Response {
             url: url.clone(),
             body,
             content_type: header_text(&parts.headers, CONTENT_TYPE),
             from_cache: false,
+            caching: Some(caching),
         })
     }
 
@@ -843,6 +854,25 @@ fn response_parts(exchange: &Exchange) -> Option<http::response::Parts> {
         .ok()?;
     *response.headers_mut() = exchange.headers.clone();
     Some(response.into_parts().0)
+}
+
+/// Returns what a response's headers say about caching: a validator (`ETag` or
+/// `Last-Modified`) and explicit freshness (`Cache-Control: max-age`/`s-maxage`, `Expires`).
+pub fn caching_of(headers: &HeaderMap) -> CachingHeaders {
+    let freshness = headers
+        .get_all(http::header::CACHE_CONTROL)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|directive| {
+            let directive = directive.trim().to_ascii_lowercase();
+            directive.starts_with("max-age=") || directive.starts_with("s-maxage=")
+        });
+    CachingHeaders {
+        validator: headers.contains_key(http::header::ETAG)
+            || headers.contains_key(http::header::LAST_MODIFIED),
+        freshness: freshness || headers.contains_key(http::header::EXPIRES),
+    }
 }
 
 fn header_text(headers: &HeaderMap, name: http::HeaderName) -> Option<String> {

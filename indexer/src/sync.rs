@@ -130,6 +130,7 @@ mod tests {
             diagnostics: Vec::new(),
             crawled_at: now,
             last_success: Some(now),
+            caching: None,
         }
     }
 

@@ -76,6 +76,7 @@ pub(crate) fn store_and_index_sites(data: &Path, sites: &[PathBuf]) -> SyncStats
             diagnostics: Vec::new(),
             crawled_at: now,
             last_success: Some(now),
+            caching: None,
         };
         store
             .blocking()

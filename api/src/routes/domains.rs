@@ -133,6 +133,7 @@ pub(crate) fn domain_detail(
             .collect(),
         crawled_at: status.crawled_at,
         last_success: status.last_success,
+        caching: status.caching,
         crawling: state.progress().view().running,
     })
 }

@@ -276,6 +276,7 @@ mod tests {
             diagnostics: diagnostics.iter().map(DiagnosticView::from).collect(),
             crawled_at: time::OffsetDateTime::UNIX_EPOCH,
             last_success: None,
+            caching: None,
             crawling: false,
         }
     }

@@ -148,16 +148,6 @@ pub(crate) fn checks(detail: &DomainDetail, skills: &[Skill]) -> Vec<Check> {
             Check::new(check.name, check.weight, Status::NotApplicable, detail)
         }
     };
-    let caching = Check::new(
-        "Caching headers present",
-        5,
-        Status::NotChecked,
-        "The crawl does not record response headers, so this is not checked.",
-    )
-    .fix(
-        "Send `ETag` or `Last-Modified` and `Cache-Control` with the index and artifacts, so \
-         crawlers and clients revalidate instead of downloading again.",
-    );
     vec![
         robots(detail),
         index_found(detail),
@@ -167,7 +157,7 @@ pub(crate) fn checks(detail: &DomainDetail, skills: &[Skill]) -> Vec<Check> {
         when_indexed(digests(skills)),
         when_indexed(content(skills)),
         https(detail, skills),
-        caching,
+        caching(detail),
         when_indexed(same_origin(skills)),
     ]
 }
@@ -478,6 +468,59 @@ fn https(detail: &DomainDetail, skills: &[Skill]) -> Check {
     .fix("Serve the site over HTTPS; agent clients may refuse to install over plain HTTP.")
 }
 
+/// What to do when an index's answers say nothing about caching.
+const CACHING_FIX: &str = "Send `ETag` or `Last-Modified` and `Cache-Control: max-age=…` with the \
+    index and artifacts, so crawlers and clients revalidate instead of downloading again.";
+
+fn caching(detail: &DomainDetail) -> Check {
+    let name = "Caching headers present";
+    let Some(caching) = detail.caching else {
+        let found = if detail.indexes.is_empty() {
+            "No index was read, so there is nothing to check."
+        } else {
+            "The last crawl was answered from its own fresh cache, so it heard nothing new; \
+             the next one that asks the origin will tell."
+        };
+        let status = if detail.indexes.is_empty() {
+            Status::NotApplicable
+        } else {
+            Status::NotChecked
+        };
+        return Check::new(name, 5, status, found).fix(CACHING_FIX);
+    };
+    match (caching.validator, caching.freshness) {
+        (true, true) => Check::new(
+            name,
+            5,
+            Status::Pass,
+            "The index answers carry a validator (ETag or Last-Modified) and a lifetime \
+             (Cache-Control max-age or Expires).",
+        ),
+        (true, false) => Check::new(
+            name,
+            5,
+            Status::Warn,
+            "The index answers carry a validator but no lifetime: every crawl asks again.",
+        )
+        .fix(CACHING_FIX),
+        (false, true) => Check::new(
+            name,
+            5,
+            Status::Warn,
+            "The index answers carry a lifetime but no validator: once stale, they are \
+             downloaded whole again.",
+        )
+        .fix(CACHING_FIX),
+        (false, false) => Check::new(
+            name,
+            5,
+            Status::Fail,
+            "The index answers carry neither a validator nor a lifetime.",
+        )
+        .fix(CACHING_FIX),
+    }
+}
+
 fn same_origin(skills: &[Skill]) -> Check {
     let name = "Artifacts on the same origin";
     let elsewhere: Vec<String> = skills
@@ -504,10 +547,16 @@ fn same_origin(skills: &[Skill]) -> Check {
 
 #[cfg(test)]
 mod tests {
+    use store::CachingHeaders;
+
     use super::*;
 
     fn check(weight: u32, status: Status) -> Check {
         Check::new("x", weight, status, "")
+    }
+
+    fn caching_check(detail: &DomainDetail) -> Check {
+        super::caching(detail)
     }
 
     #[test]
@@ -545,6 +594,7 @@ mod tests {
             diagnostics: Vec::new(),
             crawled_at: time::OffsetDateTime::UNIX_EPOCH,
             last_success: None,
+            caching: None,
             crawling: false,
         }
     }
@@ -570,14 +620,34 @@ mod tests {
                 ..crate::testing::record(id, formats::Access::Public)
             })
             .collect();
-        let checks = checks(&detail("https://a.test", Outcome::Ok, &[index]), &skills);
+        let mut good = detail("https://a.test", Outcome::Ok, &[index]);
+        good.caching = Some(CachingHeaders {
+            validator: true,
+            freshness: true,
+        });
+        let checks = checks(&good, &skills);
         for check in &checks {
-            let expected = if check.name == "Caching headers present" {
-                Status::NotChecked
-            } else {
-                Status::Pass
-            };
-            assert_eq!(check.status, expected, "{}: {}", check.name, check.detail);
+            assert_eq!(
+                check.status,
+                Status::Pass,
+                "{}: {}",
+                check.name,
+                check.detail
+            );
+        }
+        // What the index answers said about caching decides that check.
+        for (caching, expected) in [
+            (None, Status::NotChecked),
+            (Some((true, false)), Status::Warn),
+            (Some((false, true)), Status::Warn),
+            (Some((false, false)), Status::Fail),
+        ] {
+            good.caching = caching.map(|(validator, freshness)| CachingHeaders {
+                validator,
+                freshness,
+            });
+            let check = caching_check(&good);
+            assert_eq!(check.status, expected, "{caching:?}");
         }
         assert_eq!(score(&checks), 100);
     }

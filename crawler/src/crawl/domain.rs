@@ -13,11 +13,11 @@ use crate::politeness::CrawlSlot;
 use formats::diagnostic::{Code, Diagnostic, Severity, VerdictKind};
 use formats::seeds::SeedTarget;
 use formats::site::{
-    Body, NormalizeJob, Reply, Request, SiteCrawl, SiteFindings, SiteOptions, Step,
+    Body, NormalizeJob, Reply, Request, RequestKind, SiteCrawl, SiteFindings, SiteOptions, Step,
 };
 use formats::skill::{Digest, Format, Skill};
 use store::blobs::Blobs;
-use store::{CacheEntry, CrawlErrorEntry, DomainStatus, Outcome, Store, Streamed};
+use store::{CacheEntry, CachingHeaders, CrawlErrorEntry, DomainStatus, Outcome, Store, Streamed};
 
 pub use formats::site::{IndexRead, MAX_PREFETCH_FILE_BYTES, MAX_PREFETCH_SKILL_BYTES};
 /// The most errors listed per domain in the report; the rest are counted.
@@ -104,7 +104,7 @@ async fn drive(
     loop {
         match site.next_step() {
             Step::Fetch(request) => {
-                let reply = fetch(session, fetcher, &request).await;
+                let reply = fetch(session, fetcher, &request, &mut kept.caching).await;
                 site.answer(reply);
             }
             Step::Normalize(job) => normalize(&mut site, fetcher, job).await,
@@ -129,6 +129,8 @@ struct Kept<'s> {
     errors: Vec<CrawlErrorEntry>,
     /// How many errors of those records were not listed.
     errors_omitted: usize,
+    /// What the index answers said about caching.
+    caching: Option<CachingHeaders>,
 }
 
 impl<'s> Kept<'s> {
@@ -140,6 +142,7 @@ impl<'s> Kept<'s> {
             taken: 0,
             errors: Vec::new(),
             errors_omitted: 0,
+            caching: None,
         }
     }
 
@@ -224,8 +227,14 @@ fn weight(record: &Skill) -> usize {
 }
 
 /// Gets what the pipeline asked for. The specification's change detection: an artifact whose
-/// published digest we already hold is not downloaded again.
-async fn fetch(session: &mut Session<'_>, fetcher: &Fetcher, request: &Request) -> Reply {
+/// published digest we already hold is not downloaded again. What an index's answer says
+/// about caching joins `caching`.
+async fn fetch(
+    session: &mut Session<'_>,
+    fetcher: &Fetcher,
+    request: &Request,
+    caching: &mut Option<CachingHeaders>,
+) -> Reply {
     let known = match (request.digest, fetcher.blobs()) {
         (Some(digest), Some(blobs)) => blobs.get(&digest).await.ok().flatten(),
         _ => None,
@@ -240,6 +249,9 @@ async fn fetch(session: &mut Session<'_>, fetcher: &Fetcher, request: &Request) 
     let response = session
         .get(&request.url, BodyLimit::Fail(request.limit))
         .await?;
+    if let (RequestKind::Index(_), Some(said)) = (request.kind, response.caching) {
+        *caching = Some(caching.map_or(said, |before| before.and(said)));
+    }
     if request.keeps_body() {
         keep_blob_async(fetcher.blobs(), &response.body).await;
     }
@@ -317,6 +329,7 @@ fn finish(
         diagnostics,
         crawled_at: finished,
         last_success: (outcome == Outcome::Ok).then_some(seen_at),
+        caching: kept.caching,
     };
     DomainCrawl {
         status,

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::types::{ApplyStats, DomainUpdate, StoredRecord};
+use crate::types::{ApplyStats, DomainStatus, DomainUpdate, StoredRecord};
 
 /// What to write for one fresh record.
 #[derive(Debug)]
@@ -135,4 +135,12 @@ fn same_content(old: &Skill, new: &Skill) -> bool {
     aligned.last_seen = old.last_seen;
     aligned.last_changed = old.last_changed;
     &aligned == old
+}
+
+/// Keeps what the previous crawl learnt that this one did not hear again: a crawl answered
+/// from its own fresh cache says nothing new about the origin's caching headers.
+pub(crate) fn carry_over(status: &mut DomainStatus, previous: Option<&DomainStatus>) {
+    if status.caching.is_none() {
+        status.caching = previous.and_then(|previous| previous.caching);
+    }
 }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::apply::{RecordHead, RecordWrite, Tombstones, plan_record, tombstone};
+use crate::apply::{RecordHead, RecordWrite, Tombstones, carry_over, plan_record, tombstone};
 use crate::types::{ApplyStats, CacheEntry, DomainStatus, DomainUpdate, StoreError, StoredRecord};
 use crate::{HttpCacheStore, RecordStore};
 
@@ -278,9 +278,18 @@ impl RecordStore for EmbeddedStore {
                         )?;
                     }
                 }
-                let encoded_status = self.encode("domain status", &update.status)?;
+                let mut status = update.status;
+                if status.caching.is_none() {
+                    let previous = domains
+                        .get(status.domain.as_str())
+                        .map_err(|e| self.error(e))?
+                        .map(|bytes| self.decode::<DomainStatus>("domain status", bytes.value()))
+                        .transpose()?;
+                    carry_over(&mut status, previous.as_ref());
+                }
+                let encoded_status = self.encode("domain status", &status)?;
                 domains
-                    .insert(update.status.domain.as_str(), encoded_status.as_slice())
+                    .insert(status.domain.as_str(), encoded_status.as_slice())
                     .map_err(|e| self.error(e))?;
                 for (url, entry) in &update.cache {
                     match entry {

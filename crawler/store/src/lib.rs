@@ -57,8 +57,8 @@ pub use blobs::{BLOBS_DIR, BlobStore, Blobs, FileBlobs};
 pub use embedded::{EmbeddedStore, STORE_FILE};
 pub use report::{CrawlReport, DomainReport, Totals};
 pub use types::{
-    ApplyStats, CacheEntry, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, StoreError,
-    StoredRecord, Streamed,
+    ApplyStats, CacheEntry, CachingHeaders, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome,
+    StoreError, StoredRecord, Streamed,
 };
 
 /// How many domain statuses one page of [`Store::domains`] reads.
@@ -89,7 +89,8 @@ pub trait RecordStore: Send + Sync + Debug {
     /// the order of `updates`.
     ///
     /// A backend reads the domain's stored records one at a time (or their ids and indexes
-    /// only), never all at once: a domain may hold thousands of large skills.
+    /// only), never all at once: a domain may hold thousands of large skills. A status whose
+    /// `caching` is `None` (nothing heard in this crawl) keeps the stored status's.
     fn apply(
         &self,
         updates: Vec<DomainUpdate>,

@@ -118,6 +118,32 @@ pub struct DomainStatus {
     /// then.
     #[serde(default, with = "time::serde::rfc3339::option")]
     pub last_success: Option<OffsetDateTime>,
+    /// What the answers to the index requests said about caching, when any was fetched in
+    /// this crawl (a fresh entry of our own cache says nothing new).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caching: Option<CachingHeaders>,
+}
+
+/// What a site's responses said about caching (RFC 9111), for its publisher's health report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachingHeaders {
+    /// Every response carried a validator (`ETag` or `Last-Modified`), so a client can
+    /// revalidate instead of downloading again.
+    pub validator: bool,
+    /// Every response said how long it stays fresh (`Cache-Control: max-age`/`s-maxage` or
+    /// `Expires`).
+    pub freshness: bool,
+}
+
+impl CachingHeaders {
+    /// Returns what both say together: each holds only when it holds for both.
+    #[must_use]
+    pub fn and(self, other: CachingHeaders) -> CachingHeaders {
+        CachingHeaders {
+            validator: self.validator && other.validator,
+            freshness: self.freshness && other.freshness,
+        }
+    }
 }
 
 /// A cached HTTP response: what is needed to decide freshness and to revalidate, and where

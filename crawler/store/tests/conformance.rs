@@ -58,6 +58,7 @@ fn status(now: OffsetDateTime, indexes: Vec<Url>) -> DomainStatus {
         diagnostics: Vec::new(),
         crawled_at: now,
         last_success: Some(now),
+        caching: None,
     }
 }
 

@@ -520,6 +520,60 @@ async fn credentials_are_not_sent_after_a_redirect_from_https_to_http() {
     assert!(authorised(&probe));
 }
 
+// The publisher's health report says whether the index answers carry caching headers: the
+// crawl records what they said.
+#[tokio::test]
+async fn what_the_index_answers_say_about_caching_is_recorded() {
+    let index =
+        r#"{"skills": [{"name": "tool", "description": "A tool.", "files": ["SKILL.md"]}]}"#;
+    let server =
+        TestServer::start(
+            move |request| match (request.host.as_str(), request.path.as_str()) {
+                ("cached.test", "/.well-known/skills/index.json") => Reply::json(index)
+                    .header("ETag", "\"v1\"")
+                    .header("Cache-Control", "public, max-age=60"),
+                ("validated.test", "/.well-known/skills/index.json") => {
+                    Reply::json(index).header("Last-Modified", "Wed, 25 Nov 2026 10:00:00 GMT")
+                }
+                ("bare.test", "/.well-known/skills/index.json") => Reply::json(index),
+                (_, "/.well-known/skills/tool/SKILL.md") => {
+                    Reply::ok("---\nname: tool\ndescription: A tool.\n---\nUse it.\n")
+                }
+                _ => Reply::not_found(),
+            },
+        )
+        .await;
+    let data = Data::new();
+    data.crawl(
+        test_config(&server),
+        &["cached.test", "validated.test", "bare.test"],
+    )
+    .await;
+    let caching = |host: &str| {
+        data.store
+            .blocking()
+            .domain(&host.parse().unwrap())
+            .unwrap()
+            .unwrap()
+            .caching
+            .map(|said| (said.validator, said.freshness))
+    };
+    assert_eq!(caching("cached.test"), Some((true, true)));
+    assert_eq!(caching("validated.test"), Some((true, false)));
+    assert_eq!(caching("bare.test"), Some((false, false)));
+
+    // Crawled again within its lifetime, the cached index is not asked for: nothing new is
+    // heard, and what was heard before stays.
+    let asked = server.hits_for("cached.test").len();
+    data.crawl(test_config(&server), &["cached.test"]).await;
+    assert!(
+        !server.hits_for("cached.test")[asked..]
+            .iter()
+            .any(|hit| hit.path == "/.well-known/skills/index.json")
+    );
+    assert_eq!(caching("cached.test"), Some((true, true)));
+}
+
 #[tokio::test]
 async fn prefetching_fetches_the_listed_files() {
     let server = TestServer::static_tree(fixture_web()).await;
