@@ -1240,7 +1240,8 @@ mod tests {
         },
         "verdict": {
           "valid": 1
-        }
+        },
+        "license": {}
       },
       "took_ms": "[took_ms]"
     }
