@@ -159,7 +159,8 @@ fn search_json_is_the_v1_search_body() {
         },
         "verdict": {
           "valid": 1
-        }
+        },
+        "license": {}
       },
       "took_ms": "[took_ms]"
     }
