@@ -184,12 +184,12 @@ fn redact(
     if !concerns_a_record {
         return Ok(status);
     }
-    let access: HashMap<SkillId, Access> = state
+    let mut access: HashMap<SkillId, Access> = HashMap::new();
+    state
         .store()
-        .records_of(&status.domain)?
-        .into_iter()
-        .map(|record| (record.skill.id, record.skill.access))
-        .collect();
+        .visit_records_of(&status.domain, &mut |record| {
+            access.insert(record.skill.id, record.skill.access);
+        })?;
     let visible = |record: &Option<SkillId>| match record {
         None => true,
         Some(id) => {

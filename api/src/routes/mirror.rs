@@ -14,7 +14,7 @@ use axum::http::HeaderValue;
 use axum::http::header::{CONTENT_TYPE, ETAG, X_CONTENT_TYPE_OPTIONS};
 use axum::response::{IntoResponse, Response};
 use formats::{Domain, Skill, Verdict};
-use indexer::Caller;
+use indexer::{Caller, Filters, ListRequest, MAX_LIMIT};
 
 use crate::auth::Auth;
 use crate::caching::etag_of;
@@ -85,22 +85,47 @@ fn mirrored(skill: &Skill) -> bool {
 }
 
 /// The mirror's index of `domain`: 404 when it lists nothing, so a client tries elsewhere.
+///
+/// The index chooses the records (the domain's, as the caller may see them, a page at a time)
+/// and the store has the last word: each is read again, one at a time, so that a domain of
+/// thousands of large skills is never held whole.
 async fn index(state: AppState, caller: Caller, domain: Domain) -> Result<Response, ApiError> {
     let json = state
         .blocking(move |state| {
             let mut entries = Vec::new();
-            for stored in state.store().records_of(&domain)? {
-                let skill = stored.skill;
-                if stored.removed_at.is_some()
-                    || !state.may_see(caller, skill.access)
-                    || !mirrored(&skill)
-                {
-                    continue;
+            let mut list = ListRequest {
+                caller,
+                filters: Filters {
+                    domain: vec![domain.to_string()],
+                    ..Filters::default()
+                },
+                after: None,
+                limit: MAX_LIMIT,
+            };
+            loop {
+                let page = state.visible_list(&list)?;
+                for listed in &page.records {
+                    let Some(stored) = state.store().record(&listed.id.to_string())? else {
+                        continue;
+                    };
+                    let skill = stored.skill;
+                    if stored.removed_at.is_some()
+                        || !state.may_see(caller, skill.access)
+                        || !mirrored(&skill)
+                    {
+                        continue;
+                    }
+                    match well_known::entry(&skill, state.blobs()) {
+                        Ok(entry) => entries.push(entry),
+                        Err(Unpublishable::Failed(detail)) => {
+                            return Err(ApiError::Internal(detail));
+                        }
+                        Err(_) => {}
+                    }
                 }
-                match well_known::entry(&skill, state.blobs()) {
-                    Ok(entry) => entries.push(entry),
-                    Err(Unpublishable::Failed(detail)) => return Err(ApiError::Internal(detail)),
-                    Err(_) => {}
+                match page.next_cursor {
+                    Some(after) => list.after = Some(after),
+                    None => break,
                 }
             }
             if entries.is_empty() {

@@ -27,12 +27,18 @@ pub(crate) fn facts(
     domain: &Domain,
 ) -> Result<(DomainDetail, Vec<Skill>), ApiError> {
     let detail = domain_detail(state, caller, domain)?;
+    // Read one record at a time, kept without its body, frontmatter and files, which the
+    // report does not read: a domain may hold thousands of large skills.
     let mut skills = Vec::new();
-    for stored in state.store().records_of(domain)? {
+    state.store().visit_records_of(domain, &mut |stored| {
         if stored.removed_at.is_none() && state.may_see(caller, stored.skill.access) {
-            skills.push(stored.skill);
+            let mut skill = stored.skill;
+            skill.body = String::new();
+            skill.frontmatter = serde_json::Map::new();
+            skill.files = Vec::new();
+            skills.push(skill);
         }
-    }
+    })?;
     Ok((detail, skills))
 }
 

@@ -207,6 +207,25 @@ impl RecordStore for EmbeddedStore {
         self.read_records_of(&table, domain)
     }
 
+    /// Hands every record of `domain` to `visit`, one at a time, in id order.
+    fn visit_records_of(
+        &self,
+        domain: &Domain,
+        visit: &mut dyn FnMut(StoredRecord),
+    ) -> Result<(), StoreError> {
+        let txn = self.db.begin_read().map_err(|e| self.error(e))?;
+        let table = txn.open_table(RECORDS).map_err(|e| self.error(e))?;
+        let (start, end) = domain_range(domain);
+        for entry in table
+            .range(start.as_str()..end.as_str())
+            .map_err(|e| self.error(e))?
+        {
+            let (key, value) = entry.map_err(|e| self.error(e))?;
+            visit(self.decode(key.value(), value.value())?);
+        }
+        Ok(())
+    }
+
     /// Returns the changes after sequence number `after`, oldest first, at most `limit`.
     fn changes_after(&self, after: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError> {
         let txn = self.db.begin_read().map_err(|e| self.error(e))?;

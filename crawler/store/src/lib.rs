@@ -72,6 +72,15 @@ pub trait RecordStore: Send + Sync + Debug {
     /// Returns every record of `domain`, tombstones included, in id order.
     fn records_of(&self, domain: &Domain) -> Result<Vec<StoredRecord>, StoreError>;
 
+    /// Hands every record of `domain`, tombstones included, to `visit` in id order, one at a
+    /// time: for readers that keep only part of each (a domain may hold thousands of large
+    /// skills, which [`RecordStore::records_of`] would hold all at once).
+    fn visit_records_of(
+        &self,
+        domain: &Domain,
+        visit: &mut dyn FnMut(StoredRecord),
+    ) -> Result<(), StoreError>;
+
     /// Returns the changes after sequence number `after`, oldest first, at most `limit`. A
     /// record changed several times appears once, at its latest change.
     fn changes_after(&self, after: u64, limit: usize) -> Result<Vec<StoredRecord>, StoreError>;

@@ -131,6 +131,13 @@ pub(crate) async fn incremental_crawls_keep_history_and_tombstones(store: Store)
     assert_eq!(store.changes_after(4, 100).await.unwrap().len(), 1);
     assert_eq!(store.changes_after(0, 1).await.unwrap().len(), 1);
     assert_eq!(store.records_of(&domain).await.unwrap().len(), 3);
+    // Visiting gives the same records, in the same order, one at a time.
+    let mut visited = Vec::new();
+    store
+        .blocking()
+        .visit_records_of(&domain, &mut |record| visited.push(record))
+        .unwrap();
+    assert_eq!(visited, store.records_of(&domain).await.unwrap());
 
     // An index that could not be read this time removes nothing.
     let stats = store
