@@ -398,6 +398,44 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Writes one of a skill's other files: one that cannot be written beside the others (a
+    /// name that differs only in case on a case-insensitive disk, a file where another needs a
+    /// folder) is listed as missing, and the export goes on; a failure of the output itself
+    /// (a full disk, a closed connection) ends it.
+    fn put_file(
+        &mut self,
+        sink: &mut dyn Sink,
+        id: &SkillId,
+        path: &str,
+        bytes: &[u8],
+    ) -> Result<(), ApiError> {
+        match sink.put(path, bytes) {
+            Ok(()) => {
+                self.recorded(path, bytes.len() as u64, Digest::of(bytes));
+                Ok(())
+            }
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    std::io::ErrorKind::AlreadyExists
+                        | std::io::ErrorKind::NotADirectory
+                        | std::io::ErrorKind::IsADirectory
+                        | std::io::ErrorKind::InvalidInput
+                        | std::io::ErrorKind::InvalidFilename
+                ) =>
+            {
+                let file = path.split_once('/').map_or(path, |(_, file)| file);
+                self.missing(
+                    id,
+                    file,
+                    format!("it cannot be written beside the skill's other files: {error}"),
+                );
+                Ok(())
+            }
+            Err(error) => Err(io_error(error)),
+        }
+    }
+
     /// The verified bytes of a file of `skill`, or why there are none.
     fn file_bytes(&self, skill: &Skill, path: &str) -> Result<Result<Vec<u8>, String>, ApiError> {
         let digest = match skill.file(path).and_then(|file| file.sha256) {
@@ -487,7 +525,9 @@ impl Writer<'_> {
                     continue;
                 }
                 match self.file_bytes(&skill, &file.path)? {
-                    Ok(bytes) => self.put(sink, &format!("{folder}/{}", file.path), &bytes)?,
+                    Ok(bytes) => {
+                        self.put_file(sink, id, &format!("{folder}/{}", file.path), &bytes)?;
+                    }
                     Err(why) => self.missing(id, &file.path, why),
                 }
             }
@@ -607,5 +647,52 @@ impl<W: Write> Write for Hashing<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use formats::skill::{Artifact, DigestStatus, FileEntry};
+    use formats::{Access, Digest};
+    use store::blobs::Blobs;
+
+    use super::*;
+    use crate::testing;
+
+    // A file that cannot be written beside the skill's others (here a file where another
+    // needs a folder) is listed as missing; the export goes on.
+    #[test]
+    fn a_file_that_cannot_be_written_is_missing_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Blobs::open(dir.path()).unwrap();
+        let skill_md = b"---\nname: notes\ndescription: Notes.\n---\nRead them.\n";
+        let put = |bytes: &[u8]| blobs.blocking().put(bytes).unwrap();
+        let (md, plain, nested) = (put(skill_md), put(b"plain"), put(b"nested"));
+        let entry = |path: &str, digest: Digest, size: usize| FileEntry {
+            path: path.to_owned(),
+            size: Some(size as u64),
+            sha256: Some(digest),
+        };
+        let mut record = testing::record("a.test/notes", Access::Public);
+        record.artifact = Artifact::SkillMd;
+        record.digest = Some(md);
+        record.digest_status = DigestStatus::Verified;
+        record.files = vec![
+            entry("SKILL.md", md, skill_md.len()),
+            entry("docs", plain, 5),
+            entry("docs/guide.md", nested, 6),
+        ];
+        let status = testing::status_of(std::slice::from_ref(&record));
+        let state = testing::directory(dir.path(), &status, vec![record], blobs.clone());
+        let out = dir.path().join("out");
+        let request = ExportRequest {
+            layout: Layout::SkillsDir,
+            caller: Caller::Anonymous,
+            ..ExportRequest::default()
+        };
+        let manifest = export_to_path(&state, &request, &out, false, false, &NoProgress).unwrap();
+        assert_eq!(std::fs::read(out.join("notes/docs")).unwrap(), b"plain");
+        assert_eq!(manifest.missing.len(), 1, "{:?}", manifest.missing);
+        assert_eq!(manifest.missing[0].path, "docs/guide.md");
     }
 }
