@@ -362,6 +362,19 @@ impl Writer<'_> {
         Ok(None)
     }
 
+    /// True when `id` would be written as a skill folder now: an agent skill the caller may
+    /// see, live, with a wanted verdict (what [`Writer::load`] and the format check keep).
+    fn writable(&self, id: &SkillId) -> Result<bool, ApiError> {
+        let Some(stored) = self.state.store().record(&id.to_string())? else {
+            return Ok(false);
+        };
+        let skill = &stored.skill;
+        Ok(!stored.is_tombstone()
+            && self.state.may_see(self.request.caller, skill.access)
+            && select::wanted_verdicts(&self.request.filters).contains(&skill.verdict())
+            && skill.format == formats::Format::AgentSkills)
+    }
+
     fn left_out(&mut self, id: &SkillId, reason: String) {
         self.manifest.left_out.push(LeftOut {
             id: id.clone(),
@@ -476,8 +489,20 @@ impl Writer<'_> {
     }
 
     fn skills_dir(&mut self, ids: &[SkillId], sink: &mut dyn Sink) -> Result<(), ApiError> {
-        let folders = naming::folders(ids);
-        for (id, folder) in ids.iter().zip(folders) {
+        // Folder names go only to the skills that can be written: one left out (a service, a
+        // record gone or no longer visible) must not take a name and rename another.
+        let mut writable: Vec<SkillId> = Vec::new();
+        for id in ids {
+            if self.writable(id)? {
+                writable.push(id.clone());
+            }
+        }
+        let folders: std::collections::HashMap<SkillId, String> = writable
+            .iter()
+            .cloned()
+            .zip(naming::folders(&writable))
+            .collect();
+        for id in ids {
             self.progress.advanced();
             let Some(skill) = self.load(id)? else {
                 continue;
@@ -486,6 +511,10 @@ impl Writer<'_> {
                 self.left_out(id, "a skill-sharing service has no SKILL.md".to_owned());
                 continue;
             }
+            let Some(folder) = folders.get(id).cloned() else {
+                self.left_out(id, "it changed while the export was written".to_owned());
+                continue;
+            };
             let skill_md = match self.file_bytes(&skill, SKILL_MD)? {
                 Ok(bytes) => bytes,
                 Err(why) => {
@@ -658,6 +687,39 @@ mod tests {
 
     use super::*;
     use crate::testing;
+
+    // A record left out of a skills-dir export (a skill-sharing service has no SKILL.md)
+    // takes no folder name: the agent skill of the same name keeps its own.
+    #[test]
+    fn a_record_left_out_takes_no_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Blobs::open(dir.path()).unwrap();
+        let skill_md = b"---\nname: pdf\ndescription: PDF.\n---\nUse it.\n";
+        let md = blobs.blocking().put(skill_md).unwrap();
+        let mut service = testing::record("a.test/pdf", Access::Public);
+        service.format = formats::Format::SkillSharing;
+        let mut skill = testing::record("b.test/pdf", Access::Public);
+        skill.artifact = Artifact::SkillMd;
+        skill.digest = Some(md);
+        skill.digest_status = DigestStatus::Verified;
+        skill.files = vec![FileEntry {
+            path: "SKILL.md".to_owned(),
+            size: Some(skill_md.len() as u64),
+            sha256: Some(md),
+        }];
+        let status = testing::status_of(std::slice::from_ref(&service));
+        let state = testing::directory(dir.path(), &status, vec![service, skill], blobs.clone());
+        let out = dir.path().join("out");
+        let request = ExportRequest {
+            layout: Layout::SkillsDir,
+            caller: Caller::Anonymous,
+            ..ExportRequest::default()
+        };
+        let manifest = export_to_path(&state, &request, &out, false, false, &NoProgress).unwrap();
+        assert_eq!(std::fs::read(out.join("pdf/SKILL.md")).unwrap(), skill_md);
+        assert!(manifest.renamed.is_empty(), "{:?}", manifest.renamed);
+        assert_eq!(manifest.left_out.len(), 1);
+    }
 
     // A file that cannot be written beside the skill's others (here a file where another
     // needs a folder) is listed as missing; the export goes on.
