@@ -36,7 +36,9 @@
 //! - Writes come in batches ([`RecordStore::apply`] takes many domains), and reads that can
 //!   grow with the web come in pages ([`RecordStore::changes_after`],
 //!   [`RecordStore::domains_after`]); no write reads a domain's records all at once, and a
-//!   crawl streams a large domain's records in several [`RecordStore::upsert`] calls.
+//!   crawl streams a large domain's records in several [`RecordStore::upsert`] calls. A
+//!   reader that needs part of every record of a domain visits them one at a time
+//!   ([`RecordStore::visit_records_of`]).
 //! - No backend type (redb's or another) appears in a signature of this crate.
 
 mod apply;
