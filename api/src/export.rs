@@ -708,7 +708,7 @@ mod tests {
             sha256: Some(md),
         }];
         let status = testing::status_of(std::slice::from_ref(&service));
-        let state = testing::directory(dir.path(), &status, vec![service, skill], blobs.clone());
+        let state = testing::directory(dir.path(), &status, vec![service, skill], blobs);
         let out = dir.path().join("out");
         let request = ExportRequest {
             layout: Layout::SkillsDir,
