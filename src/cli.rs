@@ -178,15 +178,10 @@ pub(crate) struct ValidateArgs {
     pub(crate) fetch: FetchArgs,
 }
 
-/// Arguments of `skillscout search`.
+/// The filters of `search` and `export`: exact, repeat a flag or comma-separate values for any
+/// of several; different flags must all hold.
 #[derive(Debug, Args)]
-pub(crate) struct SearchArgs {
-    /// What to look for: words and "quoted phrases" (several arguments are joined with
-    /// spaces; an empty query lists everything). Any text works, even bytes that are not
-    /// UTF-8 (they are read as U+FFFD).
-    #[arg(required = true, value_name = "QUERY")]
-    pub(crate) query: Vec<std::ffi::OsString>,
-
+pub(crate) struct FilterArgs {
     /// Only skills of this capability type (`skill`, `plugin`, `api`, `knowledge`, `task`);
     /// repeat or comma-separate for any of several.
     #[arg(long = "type", value_name = "T")]
@@ -208,11 +203,44 @@ pub(crate) struct SearchArgs {
     #[arg(long, value_name = "TAG")]
     pub(crate) tag: Vec<String>,
 
+    /// Only skills under this licence (e.g. `mit`); repeatable.
+    #[arg(long, value_name = "LICENSE")]
+    pub(crate) license: Vec<String>,
+
     /// Only skills with this verdict (`valid`, `lenient`, `invalid`, or `any`); repeatable.
-    /// Without it, `valid` and `lenient` skills are listed: a skill whose content was never
+    /// Without it, `valid` and `lenient` skills are chosen: a skill whose content was never
     /// had is not.
     #[arg(long, value_name = "VERDICT")]
     pub(crate) verdict: Vec<String>,
+}
+
+impl FilterArgs {
+    /// Returns the index's filters.
+    pub(crate) fn filters(&self) -> indexer::Filters {
+        indexer::Filters {
+            capability_type: self.capability_type.clone(),
+            access: self.access.clone(),
+            domain: self.domain.clone(),
+            format: self.format.clone(),
+            tag: self.tag.clone(),
+            license: self.license.clone(),
+            verdict: self.verdict.clone(),
+        }
+    }
+}
+
+/// Arguments of `skillscout search`.
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// What to look for: words and "quoted phrases" (several arguments are joined with
+    /// spaces; an empty query lists everything). Any text works, even bytes that are not
+    /// UTF-8 (they are read as U+FFFD).
+    #[arg(required = true, value_name = "QUERY")]
+    pub(crate) query: Vec<std::ffi::OsString>,
+
+    /// Which skills.
+    #[command(flatten)]
+    pub(crate) filters: FilterArgs,
 
     /// How many results to show (at most 100).
     #[arg(long, default_value_t = DEFAULT_SEARCH_LIMIT, value_name = "N")]
@@ -263,30 +291,9 @@ pub(crate) struct ExportArgs {
     #[arg(long)]
     pub(crate) force: bool,
 
-    /// Only skills of this capability type; repeat or comma-separate for any of several.
-    #[arg(long = "type", value_name = "T")]
-    pub(crate) capability_type: Vec<String>,
-
-    /// Only skills with this access level (`public`, `restricted`, `private`); repeatable.
-    #[arg(long, value_name = "A")]
-    pub(crate) access: Vec<String>,
-
-    /// Only skills published by this domain; repeatable.
-    #[arg(long, value_name = "D")]
-    pub(crate) domain: Vec<String>,
-
-    /// Only skills published in this format (`agent-skills`, `skill-sharing`); repeatable.
-    #[arg(long, value_name = "F")]
-    pub(crate) format: Vec<String>,
-
-    /// Only skills with this tag; repeatable.
-    #[arg(long, value_name = "TAG")]
-    pub(crate) tag: Vec<String>,
-
-    /// Only skills with this verdict (`valid`, `lenient`, `invalid`, or `any`); repeatable.
-    /// Without it, `valid` and `lenient` skills are exported.
-    #[arg(long, value_name = "VERDICT")]
-    pub(crate) verdict: Vec<String>,
+    /// Which skills.
+    #[command(flatten)]
+    pub(crate) filters: FilterArgs,
 
     /// Exports as an authenticated caller (the operator's view), private skills included.
     #[arg(long)]

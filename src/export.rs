@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::Context;
 use api::export::{ExportError, ExportProgress, ExportRequest};
 use api::{AppState, ServeConfig, Tokens};
-use indexer::{Caller, Filters, SearchIndex};
+use indexer::{Caller, SearchIndex};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::ExportArgs;
@@ -42,15 +42,7 @@ pub(crate) fn run(
     let state = AppState::new(index, store, blobs, Tokens::none(), ServeConfig::default());
     let request = ExportRequest {
         query: args.query.trim().to_owned(),
-        filters: Filters {
-            capability_type: args.capability_type.clone(),
-            access: args.access.clone(),
-            domain: args.domain.clone(),
-            format: args.format.clone(),
-            tag: args.tag.clone(),
-            license: Vec::new(),
-            verdict: args.verdict.clone(),
-        },
+        filters: args.filters.filters(),
         since: args.since,
         caller: if args.private {
             Caller::Authenticated

@@ -8,7 +8,7 @@ use std::io::{IsTerminal, Write as _};
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use indexer::{Caller, Filters, SearchIndex, SearchRequest, SearchResults, Snippet};
+use indexer::{Caller, SearchIndex, SearchRequest, SearchResults, Snippet};
 
 use crate::ExitStatus;
 use crate::cli::SearchArgs;
@@ -47,15 +47,7 @@ pub(crate) fn run(data: &Path, args: &SearchArgs) -> anyhow::Result<ExitStatus> 
             .map(|word| word.to_string_lossy())
             .collect::<Vec<_>>()
             .join(" "),
-        filters: Filters {
-            capability_type: args.capability_type.clone(),
-            access: args.access.clone(),
-            domain: args.domain.clone(),
-            format: args.format.clone(),
-            tag: args.tag.clone(),
-            license: Vec::new(),
-            verdict: args.verdict.clone(),
-        },
+        filters: args.filters.filters(),
         limit: args.limit,
         offset: args.offset,
         caller: if args.private {

@@ -111,6 +111,16 @@ fn search_finds_fixture_skills_and_hides_private_ones() {
     assert!(one.facets.domain["services.test"] >= 1);
     let restricted = search_json(dir.path(), &["pdf", "--access", "restricted"]);
     assert!(restricted.hits.iter().all(|hit| hit.access == "restricted"));
+    // Licences: a filter like the others, whose facet shows what the others give.
+    let all = search_json(dir.path(), &["pdf"]);
+    let mit = search_json(dir.path(), &["pdf", "--license", "MIT"]);
+    assert!(
+        mit.total >= 1 && mit.total < all.total,
+        "{} of {}",
+        mit.total,
+        all.total
+    );
+    assert!(mit.hits.iter().all(|hit| hit.domain == "pdfworks.test"));
 }
 
 #[test]
