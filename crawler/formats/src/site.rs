@@ -575,11 +575,6 @@ impl SiteCrawl {
         std::mem::take(&mut self.found.records)
     }
 
-    /// Returns the records finished and not yet taken.
-    pub fn records(&self) -> &[Skill] {
-        &self.found.records
-    }
-
     /// Returns what was found. Call it once [`SiteCrawl::next_step`] said [`Step::Done`].
     pub fn finish(self) -> SiteFindings {
         debug_assert!(self.waiting.is_none() && self.work.is_empty());

@@ -121,8 +121,9 @@ struct Kept<'s> {
     /// error, so that the crawl's final apply meets it and nothing is lost).
     store: Option<&'s Store>,
     streamed: Streamed,
-    /// Records the store refused while streaming; they go back with the rest.
-    unstored: Vec<Skill>,
+    /// Finished records not stored yet, in index order, and their [`weight`].
+    held: Vec<Skill>,
+    held_weight: usize,
     /// How many records were taken from the pipeline.
     taken: usize,
     /// The report errors of the records taken, at most [`MAX_LISTED_ERRORS`].
@@ -138,7 +139,8 @@ impl<'s> Kept<'s> {
         Kept {
             store,
             streamed: Streamed::default(),
-            unstored: Vec::new(),
+            held: Vec::new(),
+            held_weight: 0,
             taken: 0,
             errors: Vec::new(),
             errors_omitted: 0,
@@ -146,17 +148,23 @@ impl<'s> Kept<'s> {
         }
     }
 
-    /// Stores the pipeline's finished records once they outgrow the budget.
+    /// Takes the pipeline's finished records and stores those held once they outgrow the
+    /// budget. Each record is counted and weighed once, when it is taken.
     async fn stream_if_full(&mut self, site: &mut SiteCrawl) {
+        self.hold(site.take_records());
+        self.flush_if_full().await;
+    }
+
+    /// Stores the records held once they outgrow the budget.
+    async fn flush_if_full(&mut self) {
         let Some(store) = self.store else { return };
-        let held = site.records();
-        let full =
-            held.len() >= STREAM_RECORDS || held.iter().map(weight).sum::<usize>() >= STREAM_BYTES;
-        if !full {
+        if self.held.len() < STREAM_RECORDS && self.held_weight < STREAM_BYTES {
             return;
         }
-        let records = self.take(site);
+        let records = std::mem::take(&mut self.held);
+        self.held_weight = 0;
         let ids: Vec<_> = records.iter().map(|record| record.id.clone()).collect();
+        // A copy, so that a store error loses nothing: the records go back to be held.
         match store
             .upsert(records.clone(), OffsetDateTime::now_utc())
             .await
@@ -168,20 +176,13 @@ impl<'s> Kept<'s> {
             Err(error) => {
                 tracing::error!(%error, "cannot store records while crawling; keeping them");
                 self.store = None;
-                self.unstored = records;
+                self.hold_again(records);
             }
         }
     }
 
-    /// Takes the pipeline's finished records, counting them.
-    fn take(&mut self, site: &mut SiteCrawl) -> Vec<Skill> {
-        let records = site.take_records();
-        self.count(&records);
-        records
-    }
-
-    /// Counts records taken from the pipeline, noting their report errors.
-    fn count(&mut self, records: &[Skill]) {
+    /// Holds records newly taken from the pipeline, noting their report errors.
+    fn hold(&mut self, records: Vec<Skill>) {
         self.taken += records.len();
         for entry in records.iter().flat_map(record_errors) {
             if self.errors.len() < MAX_LISTED_ERRORS {
@@ -190,6 +191,15 @@ impl<'s> Kept<'s> {
                 self.errors_omitted += 1;
             }
         }
+        self.held_weight += records.iter().map(weight).sum::<usize>();
+        self.held.extend(records);
+    }
+
+    /// Puts back records the store refused, ahead of those held since (index order).
+    fn hold_again(&mut self, mut records: Vec<Skill>) {
+        self.held_weight += records.iter().map(weight).sum::<usize>();
+        records.append(&mut self.held);
+        self.held = records;
     }
 }
 
@@ -293,12 +303,9 @@ fn finish(
     cache: Vec<(Url, Option<CacheEntry>)>,
     mut kept: Kept<'_>,
 ) -> DomainCrawl {
-    // The records not streamed stay with the findings, the refused ones first (index order).
-    let mut records = std::mem::take(&mut kept.unstored);
-    let mut rest = std::mem::take(&mut found.records);
-    kept.count(&rest);
-    records.append(&mut rest);
-    found.records = records;
+    // The records not streamed stay with the findings.
+    kept.hold(std::mem::take(&mut found.records));
+    found.records = std::mem::take(&mut kept.held);
 
     let outcome = outcome(&found);
     let usable: Vec<&IndexRead> = found.indexes.iter().filter(|index| index.usable).collect();
@@ -443,5 +450,92 @@ fn keep_blob(blobs: Option<&Blobs>, bytes: &[u8]) -> Option<Digest> {
             tracing::warn!(%error, "cannot write to the blob store");
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use formats::index;
+    use formats::normalize::{self, Fetched, Source};
+
+    use super::*;
+
+    /// Records of `count` skills whose SKILL.md bodies are `body_bytes` long.
+    fn records(count: usize, body_bytes: usize) -> Vec<Skill> {
+        let index_url = Url::parse("https://big.test/.well-known/skills/index.json").unwrap();
+        let names: Vec<String> = (0..count).map(|n| format!("s{n}")).collect();
+        let list: Vec<serde_json::Value> = names
+            .iter()
+            .map(
+                |name| serde_json::json!({"name": name, "description": "d", "files": ["SKILL.md"]}),
+            )
+            .collect();
+        let document = serde_json::json!({ "skills": list }).to_string();
+        let parsed = index::parse(document.as_bytes(), &index_url);
+        let source = Source::new(index_url).unwrap();
+        parsed
+            .entries
+            .iter()
+            .zip(&names)
+            .map(|(entry, name)| {
+                let text = format!(
+                    "---\nname: {name}\ndescription: d\n---\n{}",
+                    "x".repeat(body_bytes)
+                );
+                let bytes = Fetched::Bytes {
+                    bytes: text.as_bytes(),
+                    content_type: None,
+                };
+                normalize::agent_skill(&source, entry, bytes, OffsetDateTime::now_utc())
+            })
+            .collect()
+    }
+
+    // The byte budget: records of 512 KiB are stored once 8 MiB are held, whatever their
+    // count; what is held after stays under the budget.
+    #[tokio::test]
+    async fn held_records_go_to_the_store_past_the_byte_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut kept = Kept::new(Some(&store));
+        let per_record = 512 * 1024;
+        let mut stored_once = 0;
+        for record in records(STREAM_BYTES / per_record + 3, per_record) {
+            kept.hold(vec![record]);
+            kept.flush_if_full().await;
+            assert!(
+                kept.held_weight < STREAM_BYTES + per_record,
+                "{}",
+                kept.held_weight
+            );
+            if stored_once == 0 && !kept.streamed.ids.is_empty() {
+                stored_once = kept.streamed.ids.len();
+            }
+        }
+        assert_eq!(
+            stored_once,
+            STREAM_BYTES / per_record,
+            "stored at the budget"
+        );
+        assert_eq!(kept.held.len(), 3);
+        assert_eq!(kept.taken, STREAM_BYTES / per_record + 3);
+        assert!(store.record("big.test/s0").await.unwrap().is_some());
+        assert!(
+            store
+                .record(&format!("big.test/s{}", STREAM_BYTES / per_record))
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    // Without a store (`validate`), everything is held.
+    #[tokio::test]
+    async fn without_a_store_every_record_is_held() {
+        let mut kept = Kept::new(None);
+        kept.hold(records(STREAM_RECORDS + 1, 10));
+        kept.flush_if_full().await;
+        assert_eq!(kept.held.len(), STREAM_RECORDS + 1);
+        assert!(kept.streamed.ids.is_empty());
     }
 }
