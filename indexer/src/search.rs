@@ -132,16 +132,20 @@ impl SearchIndex {
     /// their answers may (a commit, a merge, a delete), and is the same across restarts for
     /// the same index, so that a long listing can carry an entity tag without being buffered
     /// to hash it.
-    pub fn snapshot_tag(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
+    pub fn snapshot_tag(&self) -> String {
         let searcher = self.inner.reader.searcher();
-        // FNV-1a: a fixed hash (the std hasher's seeds may differ between builds).
-        let mut hasher = Fnv(0xcbf2_9ce4_8422_2325);
-        for segment in searcher.segment_readers() {
-            segment.segment_id().uuid_string().hash(&mut hasher);
-            segment.num_deleted_docs().hash(&mut hasher);
-        }
-        hasher.finish()
+        searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| {
+                format!(
+                    "{}-{}",
+                    segment.segment_id().uuid_string(),
+                    segment.num_deleted_docs()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     /// Returns the crawl store change sequence number of the last commit (0 when none).
@@ -383,21 +387,6 @@ impl SearchIndex {
             records,
             next_cursor,
         })
-    }
-}
-
-/// The FNV-1a hash, for [`SearchIndex::snapshot_tag`].
-struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-        }
     }
 }
 

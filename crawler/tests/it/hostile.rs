@@ -458,7 +458,8 @@ async fn a_domain_of_many_large_skills_streams_its_records_to_the_store() {
 
     const SKILLS: usize = 300;
     // Past the record budget once; the byte budget is the same rule (`weight`), and the
-    // crawl benchmark (`--hostile`) crawls 1 MiB skills against it.
+    // crawl benchmark (`--hostile`) crawls 1 MiB skills against it (and `crawl::domain`
+    // tests it alone).
     let body = |n: usize| format!("---\nname: s{n}\ndescription: Skill {n}.\n---\nDo the step.\n");
     let listed = Arc::new(AtomicUsize::new(SKILLS));
     let index = {
