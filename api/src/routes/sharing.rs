@@ -382,6 +382,16 @@ mod tests {
         testing::directory(dir, &status, records, Blobs::open(dir).unwrap())
     }
 
+    /// Takes every work permit but one, as requests in flight would.
+    fn all_permits_but_one(state: &AppState) -> Vec<tokio::sync::OwnedSemaphorePermit> {
+        let mut held = Vec::new();
+        while let Some(permit) = state.try_start_work() {
+            held.push(permit);
+        }
+        held.pop();
+        held
+    }
+
     async fn get(state: &AppState, uri: &str, etag: Option<&str>) -> Response {
         let mut request = Request::builder().uri(uri);
         if let Some(etag) = etag {
@@ -443,11 +453,7 @@ mod tests {
     async fn a_streamed_index_holds_its_work_permit_until_it_is_sent() {
         let dir = tempfile::tempdir().unwrap();
         let state = many(dir.path());
-        let mut held = Vec::new();
-        while let Some(permit) = state.try_start_work() {
-            held.push(permit);
-        }
-        held.pop();
+        let _held = all_permits_but_one(&state);
         let response = get(&state, "/.well-known/skill-sharing", None).await;
         assert_eq!(response.status(), StatusCode::OK);
         assert!(
@@ -466,11 +472,7 @@ mod tests {
     async fn a_stream_nobody_reads_gives_its_permit_back_after_the_hold() {
         let dir = tempfile::tempdir().unwrap();
         let state = many(dir.path());
-        let mut held = Vec::new();
-        while let Some(permit) = state.try_start_work() {
-            held.push(permit);
-        }
-        held.pop();
+        let _held = all_permits_but_one(&state);
         let response = get(&state, "/.well-known/skill-sharing", None).await;
         assert!(state.try_start_work().is_none());
         // Let the hold's timer start, then let the hold pass.
