@@ -78,6 +78,7 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
             None,
             Tokens::none(),
             api::DEFAULT_MAX_IN_FLIGHT,
+            None,
         )?;
         // The status page shows the demo crawl.
         state.progress().crawl_started(report.totals.domains);

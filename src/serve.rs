@@ -69,6 +69,7 @@ pub(crate) fn run(data: &Path, args: &ServeArgs) -> anyhow::Result<ExitStatus> {
             args.public_url.clone(),
             tokens,
             args.max_in_flight,
+            args.crawl_every,
         )?;
         let crawler = background.map(|crawl| {
             state.progress().enable();
@@ -171,6 +172,7 @@ impl Directory {
         public_url: Option<url::Url>,
         tokens: Tokens,
         max_in_flight: usize,
+        recrawl_every: Option<Duration>,
     ) -> anyhow::Result<AppState> {
         let public_url = match public_url {
             Some(url) => url,
@@ -184,6 +186,7 @@ impl Directory {
         let config = ServeConfig {
             public_url,
             max_in_flight,
+            recrawl_every,
             ..ServeConfig::default()
         };
         Ok(AppState::new(

@@ -63,6 +63,11 @@ impl Params {
         Ok(Params { pairs })
     }
 
+    /// Returns the parameters `pairs` (name, value), as if decoded from a query string.
+    pub(crate) fn from_pairs(pairs: Vec<(String, String)>) -> Params {
+        Params { pairs }
+    }
+
     /// Returns the value of a parameter that may be given once; twice is an error.
     pub(crate) fn one(&self, name: &str) -> Result<Option<&str>, ApiError> {
         let mut values = self

@@ -22,6 +22,8 @@
 //!   manifest; used by `skillscout export`, `/v1/export` and the mirror.
 //! - `web`: the server-rendered web directory (search, skill pages, publishers' health
 //!   reports), maud templates with a `Content-Security-Policy`, and the assets they use.
+//! - `mcp`: `POST /mcp`, the directory as an MCP server with the Skills Extension and the
+//!   `search_skills` tool.
 //! - `files`: a record's files: path rules and bytes from the blob store.
 //! - `access`: the access policy, the one rule of who sees which record.
 //! - `auth`: bearer [`Tokens`] and the caller extractor.
@@ -55,6 +57,7 @@ mod error;
 pub mod export;
 mod extract;
 mod files;
+mod mcp;
 mod metrics;
 mod progress;
 mod routes;

@@ -45,6 +45,10 @@ pub struct ServeConfig {
     /// The most requests served at once (every route but `/healthz` and `/metrics`); one past
     /// it is answered at once with a 503 `overloaded` and `Retry-After`, rather than queued.
     pub max_in_flight: usize,
+    /// How long after a crawl the server crawls again (`serve --crawl-every`), if it does:
+    /// how long an MCP client may treat a listing as current (`ttlMs`). Without it,
+    /// [`ServeConfig::cache_max_age`].
+    pub recrawl_every: Option<Duration>,
 }
 
 impl Default for ServeConfig {
@@ -56,6 +60,7 @@ impl Default for ServeConfig {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             cache_max_age: DEFAULT_CACHE_MAX_AGE,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            recrawl_every: None,
         }
     }
 }

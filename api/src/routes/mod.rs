@@ -25,7 +25,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::{caching, metrics, web};
+use crate::{caching, mcp, metrics, web};
 
 /// Builds the router.
 pub(crate) fn router(state: AppState) -> Router {
@@ -82,9 +82,19 @@ pub(crate) fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config().max_body_bytes));
 
+    // MCP: the transport answers POST (and refuses other methods) itself; the caller comes
+    // from the bearer token before it reads anything.
+    let mcp = Router::new()
+        .route_service("/mcp", mcp::service(&state))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            mcp::caller_layer,
+        ));
+
     reads
         .merge(streams)
         .merge(rpc)
+        .merge(mcp)
         .fallback(fallback)
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -6,6 +6,7 @@ mod export;
 mod fixture;
 mod hostile;
 mod leaks;
+mod mcp;
 mod rpc;
 mod serve;
 #[path = "../../../crawler/tests/it/server.rs"]

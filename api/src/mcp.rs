@@ -1,0 +1,767 @@
+//! `POST /mcp`: the directory as an MCP server over Streamable HTTP, with the Skills Extension
+//! (SEP-2640, `io.modelcontextprotocol/skills`) and one tool, `search_skills`.
+//!
+//! Both protocol eras are answered, statelessly: a client of protocol `2026-07-28` asks
+//! `server/discover` and sends each request as its own POST; an older client sends
+//! `initialize` first and gets no session id, so every request stands alone either way and
+//! any replica can answer any request. Responses are plain JSON.
+//!
+//! - `skills/list {cursor?}`: the agent skills the caller may see whose verdict is `valid` or
+//!   `lenient`, in id order, read [`LIST_PAGE`] records at a time from the index (keyset
+//!   pagination: a cursor names the last id of its page). A record that cannot be served (see
+//!   [`entry`]) is left out of its page, so a page may hold fewer skills.
+//! - `skills/get {uri}`: the entry of any skill served, listed or not; `-32602` for a URI
+//!   that names no skill served to this caller.
+//! - `resources/read {uri}`: a file of a served skill, from the blob store (text when the
+//!   bytes are UTF-8, base64 otherwise); `resources/list`: the `SKILL.md` of every served
+//!   skill, paged as `skills/list`.
+//! - `tools/list`, `tools/call`: `search_skills`, the `/v1/search` query and filters.
+//!
+//! A skill's URI is `skill://{domain}/{name}/SKILL.md`: the publisher's host in the authority
+//! slot keeps same-named skills of different publishers apart. Its files are
+//! `skill://{domain}/{name}/{path}`, each path segment percent-encoded.
+//!
+//! Access: the caller comes from the bearer token as on every endpoint ([`caller_layer`]); an
+//! anonymous caller never sees a private skill, in listings, entries, files or search hits,
+//! and a wrong token is a 401 before any MCP message is read. The `Host` header must name
+//! this server (`--public-url`) or loopback, and a browser's `Origin` must be the public URL's
+//! origin (DNS rebinding and cross-site requests are refused with a 403).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::header::AUTHORIZATION;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use formats::{Format, SkillId};
+use indexer::{Caller, Filters, ListRequest};
+use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    GetSkillRequestParams, GetSkillResult, Implementation, JsonObject, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResultType, ServerCapabilities, ServerConfig, SkillFrontmatter,
+    SkillResource, SkillResources, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+
+use crate::error::ApiError;
+use crate::extract::Params;
+use crate::files::{self, FileError};
+use crate::routes::search;
+use crate::state::{AppState, parse_id};
+use crate::wire::SearchBody;
+use crate::{cursor, web};
+
+/// Records read from the index for one page of `skills/list` or `resources/list`.
+pub(crate) const LIST_PAGE: usize = 100;
+/// The most files a served skill has (the extension's per-skill limit, `SKILL.md` included).
+pub(crate) const MAX_SKILL_FILES: usize = 512;
+/// The most bytes a served skill's files add up to (the extension's per-skill limit).
+pub(crate) const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
+/// The `_meta` key of a skill entry's provenance: where the directory found it and what it
+/// made of it.
+pub(crate) const PROVENANCE_KEY: &str = "io.github.skillscout/provenance";
+/// The name of the search tool.
+pub(crate) const SEARCH_TOOL: &str = "search_skills";
+/// Hits `search_skills` returns when `limit` is not given.
+pub(crate) const DEFAULT_SEARCH_LIMIT: u64 = 10;
+
+const SCHEME: &str = "skill://";
+const SKILL_MD: &str = "SKILL.md";
+/// The formats whose records are agent skills (a `SKILL.md` and its files).
+const SKILL_FORMATS: [&str; 2] = ["agent-skills", "mcp-skills"];
+/// The cursor kind of `skills/list` and `resources/list` pages.
+const CURSOR_KIND: &str = "mcp";
+/// What a URI path segment escapes: everything but unreserved characters and sub-delimiters.
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'/')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// Returns the `/mcp` service over `state`.
+pub(crate) fn service(state: &AppState) -> StreamableHttpService<Directory, NeverSessionManager> {
+    let config = state.config();
+    let public = &config.public_url;
+    let mut hosts = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ];
+    if let Some(host) = public.host_str() {
+        hosts.push(host.trim_matches(['[', ']']).to_owned());
+    }
+    let origin = public.origin().ascii_serialization();
+    let transport = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_sse_keep_alive(None)
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins([origin])
+        .with_max_request_body_bytes(config.max_body_bytes);
+    let directory = Directory {
+        state: state.clone(),
+    };
+    StreamableHttpService::new(
+        move || Ok(directory.clone()),
+        Arc::new(NeverSessionManager::default()),
+        transport,
+    )
+}
+
+/// Resolves the caller of a `/mcp` request from its bearer token (a wrong token is a 401, as
+/// everywhere), for the handler to read.
+pub(crate) async fn caller_layer(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let header = request
+        .headers()
+        .get(AUTHORIZATION)
+        .map(|value| value.as_bytes());
+    match state.tokens().caller(header) {
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+            next.run(request).await
+        }
+        Err(error) => error.into_response(),
+    }
+}
+
+/// The MCP server handler: answers over the index, the crawl store and the blob store.
+#[derive(Debug, Clone)]
+pub(crate) struct Directory {
+    state: AppState,
+}
+
+/// Why a record is not served as a skill over MCP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unservable {
+    /// Not an agent skill: a skill-sharing service has no `SKILL.md`.
+    NotAnAgentSkill,
+    /// Its verdict is `invalid`.
+    Invalid,
+    /// The directory does not know the size and digest of one of its files.
+    UnknownFile(String),
+    /// It has no `SKILL.md` among its files.
+    NoSkillMd,
+    /// It has more files or bytes than the extension's per-skill limits.
+    TooLarge,
+    /// Its frontmatter lacks a string `name` or `description`, or its `name` is not the
+    /// record's name (the URI's last segment must equal it).
+    Frontmatter,
+}
+
+impl Unservable {
+    fn reason(&self) -> String {
+        match self {
+            Unservable::NotAnAgentSkill => {
+                "it is a skill-sharing service, not an agent skill".into()
+            }
+            Unservable::Invalid => "its verdict is invalid".into(),
+            Unservable::UnknownFile(path) => {
+                format!("the size and digest of its file {path:?} are not known")
+            }
+            Unservable::NoSkillMd => "it has no SKILL.md".into(),
+            Unservable::TooLarge => {
+                format!("it has more than {MAX_SKILL_FILES} files or {MAX_SKILL_BYTES} bytes")
+            }
+            Unservable::Frontmatter => {
+                "its frontmatter has no name and description, or a name other than its own".into()
+            }
+        }
+    }
+}
+
+/// Returns the URI of the root folder of the skill `domain/name`.
+fn root_of(domain: &str, name: &str) -> String {
+    format!("{SCHEME}{domain}/{}", utf8_percent_encode(name, SEGMENT))
+}
+
+/// Returns the URI of a skill's file at `path` (relative to the skill's folder).
+fn file_uri(root: &str, path: &str) -> String {
+    let mut uri = root.to_owned();
+    for segment in path.split('/') {
+        uri.push('/');
+        uri.extend(utf8_percent_encode(segment, SEGMENT));
+    }
+    uri
+}
+
+/// Returns the URI of the `SKILL.md` of record `domain/name`.
+pub(crate) fn skill_uri(domain: &str, name: &str) -> String {
+    file_uri(&root_of(domain, name), SKILL_MD)
+}
+
+/// Returns the record and the file path a `skill://` URI names, or `None` when it cannot
+/// name a file of a skill of this directory.
+fn parse_uri(uri: &str) -> Option<(SkillId, String)> {
+    let rest = uri.strip_prefix(SCHEME)?;
+    let (domain, rest) = rest.split_once('/')?;
+    let (name, path) = rest.split_once('/')?;
+    let decode = |raw: &str| {
+        percent_decode_str(raw)
+            .decode_utf8()
+            .ok()
+            .map(Cow::into_owned)
+    };
+    let name = decode(name)?;
+    let path = path
+        .split('/')
+        .map(decode)
+        .collect::<Option<Vec<String>>>()?
+        .join("/");
+    files::check_path(&path).ok()?;
+    let id = parse_id(domain, &name).ok()?;
+    Some((id, path))
+}
+
+/// Returns `skill` as a Skills Extension entry, or why it cannot be served.
+///
+/// A record is served when it is an agent skill (`agent-skills` or `mcp-skills`) whose
+/// verdict is not `invalid`, whose frontmatter has a string `name` equal to the record's name
+/// and a string `description`, whose every file has a known size and digest (the crawl kept
+/// its bytes), and which stays within the extension's limits of [`MAX_SKILL_FILES`] files and
+/// [`MAX_SKILL_BYTES`] bytes.
+pub(crate) fn entry(skill: &formats::Skill) -> Result<rmcp::model::Skill, Unservable> {
+    if skill.format == Format::SkillSharing {
+        return Err(Unservable::NotAnAgentSkill);
+    }
+    if skill.verdict() == formats::Verdict::Invalid {
+        return Err(Unservable::Invalid);
+    }
+    let mut fields = skill.frontmatter.clone();
+    let (Some(Value::String(name)), Some(Value::String(description))) =
+        (fields.remove("name"), fields.remove("description"))
+    else {
+        return Err(Unservable::Frontmatter);
+    };
+    if name != skill.name.as_str() {
+        return Err(Unservable::Frontmatter);
+    }
+    if skill.files.len() > MAX_SKILL_FILES {
+        return Err(Unservable::TooLarge);
+    }
+    let root = root_of(skill.domain.as_str(), skill.name.as_str());
+    let mut total: u64 = 0;
+    let mut resources = Vec::with_capacity(skill.files.len());
+    for file in &skill.files {
+        let (Some(size), Some(digest)) = (file.size, file.sha256) else {
+            return Err(Unservable::UnknownFile(file.path.clone()));
+        };
+        total = total.saturating_add(size);
+        resources.push(SkillResource::new(
+            file_uri(&root, &file.path),
+            digest.to_string(),
+            size,
+        ));
+    }
+    if total > MAX_SKILL_BYTES {
+        return Err(Unservable::TooLarge);
+    }
+    if !skill.files.iter().any(|file| file.path == SKILL_MD) {
+        return Err(Unservable::NoSkillMd);
+    }
+    let mut frontmatter = SkillFrontmatter::new(name, description);
+    frontmatter.extra = fields;
+    let provenance = json!({
+        "origin": skill.source_url.as_str(),
+        "index": skill.index_url.as_str(),
+        "digestStatus": skill.digest_status,
+        "verdict": skill.verdict().as_str(),
+        "firstSeen": rfc3339(skill.first_seen),
+        "lastSeen": rfc3339(skill.last_seen),
+        "lastChanged": rfc3339(skill.last_changed),
+    });
+    let mut meta = JsonObject::new();
+    meta.insert(PROVENANCE_KEY.to_owned(), provenance);
+    let entry = rmcp::model::Skill::new(
+        file_uri(&root, SKILL_MD),
+        frontmatter,
+        SkillResources::Files(resources),
+    )
+    .with_meta(MetaObject(meta));
+    entry.validate().map_err(|_| Unservable::Frontmatter)?;
+    Ok(entry)
+}
+
+fn rfc3339(at: time::OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Returns the caller that [`caller_layer`] resolved for the request of `context`.
+fn caller_of(context: &RequestContext<RoleServer>) -> Caller {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Caller>())
+        .copied()
+        .unwrap_or(Caller::Anonymous)
+}
+
+fn internal(error: &ApiError) -> ErrorData {
+    ErrorData::internal_error(error.public_message(), None)
+}
+
+impl Directory {
+    /// How long a client may treat a listing or an entry as current: the time between two
+    /// crawls when the server recrawls, the cache lifetime of the HTTP API otherwise.
+    fn ttl_ms(&self) -> u64 {
+        let config = self.state.config();
+        let ttl = config.recrawl_every.unwrap_or(config.cache_max_age);
+        u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Public answers may be shared by any cache; an authenticated caller's may hold private
+    /// skills.
+    fn scope(caller: Caller) -> CacheScope {
+        match caller {
+            Caller::Anonymous => CacheScope::Public,
+            Caller::Authenticated => CacheScope::Private,
+        }
+    }
+
+    /// Reads one page of agent skills the caller may see, and the cursor of the next.
+    async fn page(
+        &self,
+        caller: Caller,
+        request: Option<PaginatedRequestParams>,
+    ) -> Result<(Vec<formats::Skill>, Option<String>), ErrorData> {
+        let after = match request.and_then(|request| request.cursor) {
+            None => None,
+            Some(raw) => Some(cursor::decode(CURSOR_KIND, &raw).map_err(|error| {
+                ErrorData::invalid_params(
+                    format!("invalid cursor: {}", error.public_message()),
+                    None,
+                )
+            })?),
+        };
+        let request = ListRequest {
+            caller,
+            filters: Filters {
+                format: SKILL_FORMATS
+                    .iter()
+                    .map(|&format| format.to_owned())
+                    .collect(),
+                ..Filters::default()
+            },
+            after,
+            limit: LIST_PAGE,
+        };
+        // The index lists the page's ids; each record is one point read of the crawl store,
+        // the source the index is derived from.
+        let (records, next) = self
+            .state
+            .blocking(move |state| {
+                let page = state.visible_list(&request)?;
+                let mut records = Vec::with_capacity(page.records.len());
+                for listed in &page.records {
+                    let stored = state.store().record(&listed.id.to_string())?;
+                    if let Some(stored) = stored.filter(|stored| !stored.is_tombstone())
+                        && state.may_see(caller, stored.skill.access)
+                    {
+                        records.push(stored.skill);
+                    }
+                }
+                Ok((records, page.next_cursor))
+            })
+            .await
+            .map_err(|error| internal(&error))?;
+        let next = next.map(|after| cursor::encode(CURSOR_KIND, &after));
+        Ok((records, next))
+    }
+
+    /// Returns the record a `skill://` URI names and the file path in it, when the caller
+    /// may see it and it is served; `-32602` otherwise, as for any URI this server does not
+    /// serve.
+    async fn resolve(
+        &self,
+        caller: Caller,
+        uri: &str,
+    ) -> Result<(formats::Skill, rmcp::model::Skill, String), ErrorData> {
+        let unknown = |why: String| {
+            ErrorData::invalid_params(
+                format!("{} is not served here: {why}", web::shorten(uri, 300)),
+                Some(json!({ "uri": web::shorten(uri, 300) })),
+            )
+        };
+        let Some((id, path)) = parse_uri(uri) else {
+            return Err(unknown(
+                "not a skill:// URI of the form skill://<domain>/<name>/<path>".into(),
+            ));
+        };
+        let skill = match self.state.visible_record(caller, id.clone()).await {
+            Ok(skill) => skill,
+            Err(ApiError::NotFound(_)) => return Err(unknown(format!("no skill {id}"))),
+            Err(other) => return Err(internal(&other)),
+        };
+        let entry = entry(&skill).map_err(|why| unknown(why.reason()))?;
+        Ok((skill, entry, path))
+    }
+
+    async fn search(&self, caller: Caller, arguments: JsonObject) -> CallToolResult {
+        let params = match search_params(arguments) {
+            Ok(params) => params,
+            Err(message) => return CallToolResult::error(vec![ContentBlock::text(message)]),
+        };
+        let request = match params.search_request(caller) {
+            Ok(request) => request,
+            Err(error) => {
+                return CallToolResult::error(vec![ContentBlock::text(error.public_message())]);
+            }
+        };
+        let results = match search::run(&self.state, request).await {
+            Ok(results) => results,
+            Err(error) => {
+                return CallToolResult::error(vec![ContentBlock::text(error.public_message())]);
+            }
+        };
+        let mut body = match serde_json::to_value(SearchBody::from(results)) {
+            Ok(body) => body,
+            Err(error) => {
+                return CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
+            }
+        };
+        if let Some(hits) = body.get_mut("hits").and_then(Value::as_array_mut) {
+            for hit in hits {
+                let field = |name: &str| hit.get(name).and_then(Value::as_str).map(str::to_owned);
+                let (Some(domain), Some(name), Some(format)) =
+                    (field("domain"), field("name"), field("format"))
+                else {
+                    continue;
+                };
+                let skill = SKILL_FORMATS
+                    .contains(&format.as_str())
+                    .then(|| skill_uri(&domain, &name));
+                hit["uri"] = json!(skill);
+                hit["page"] = json!(self.state.url(&format!("/skill/{domain}/{name}")));
+            }
+        }
+        CallToolResult::structured(body)
+    }
+}
+
+/// The names `search_skills` takes besides `query`, `limit` and `offset`: the `/v1/search`
+/// filters, each a string or a list of strings.
+const SEARCH_FILTERS: [&str; 7] = [
+    "type", "access", "domain", "format", "tag", "license", "verdict",
+];
+
+/// Turns `search_skills` arguments into the query parameters of `/v1/search`, so that both
+/// check them alike.
+fn search_params(arguments: JsonObject) -> Result<Params, String> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut limit_given = false;
+    for (name, value) in arguments {
+        match (name.as_str(), value) {
+            ("query", Value::String(query)) => pairs.push(("q".into(), query)),
+            ("query", Value::Null) => {}
+            ("limit" | "offset", Value::Number(number)) => {
+                limit_given |= name == "limit";
+                pairs.push((name, number.to_string()));
+            }
+            (filter, Value::String(value)) if SEARCH_FILTERS.contains(&filter) => {
+                pairs.push((name, value));
+            }
+            (filter, Value::Array(values)) if SEARCH_FILTERS.contains(&filter) => {
+                for value in values {
+                    let Value::String(value) = value else {
+                        return Err(format!("{name} must be a string or a list of strings"));
+                    };
+                    pairs.push((name.clone(), value));
+                }
+            }
+            (filter, Value::Null) if SEARCH_FILTERS.contains(&filter) => {}
+            ("query", _) => return Err("query must be a string".into()),
+            ("limit" | "offset", _) => return Err(format!("{name} must be an integer")),
+            (filter, _) if SEARCH_FILTERS.contains(&filter) => {
+                return Err(format!("{name} must be a string or a list of strings"));
+            }
+            (other, _) => {
+                return Err(format!(
+                    "unknown argument {:?}; search_skills takes query, limit, offset, {}",
+                    web::shorten(other, 100),
+                    SEARCH_FILTERS.join(", ")
+                ));
+            }
+        }
+    }
+    if !limit_given {
+        pairs.push(("limit".into(), DEFAULT_SEARCH_LIMIT.to_string()));
+    }
+    Ok(Params::from_pairs(pairs))
+}
+
+/// The `search_skills` tool as `tools/list` shows it.
+fn search_tool() -> Tool {
+    let filter = |what: &str| {
+        json!({
+            "description": what,
+            "anyOf": [
+                { "type": "string" },
+                { "type": "array", "items": { "type": "string" } }
+            ]
+        })
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "What the skill should do: a few keywords (\"pdf extraction\") or the whole task in your own words. Empty lists skills by the filters alone."
+            },
+            "type": filter("Capability types: skill (every agent skill), plugin, api, knowledge, task."),
+            "access": filter("Access policies: public, restricted, private (private skills need a token)."),
+            "domain": filter("Publishers' domains, such as example.com."),
+            "format": filter("Source formats: agent-skills, skill-sharing, mcp-skills."),
+            "tag": filter("Tags."),
+            "license": filter("Licences, such as mit."),
+            "verdict": filter("Verdicts: valid, lenient, invalid, any (default: valid and lenient)."),
+            "limit": { "type": "integer", "minimum": 1, "maximum": indexer::MAX_LIMIT, "default": DEFAULT_SEARCH_LIMIT },
+            "offset": { "type": "integer", "minimum": 0, "default": 0 }
+        },
+        "additionalProperties": false
+    });
+    let Value::Object(schema) = schema else {
+        unreachable!("a JSON object literal is an object")
+    };
+    Tool::new(
+        SEARCH_TOOL,
+        "Search the skill directory: returns the best-matching skills for a task, with their \
+         ids, descriptions and scores. A hit with a `uri` is an agent skill served here: call \
+         skills/get with that URI for its manifest, then resources/read for its files.",
+        schema,
+    )
+    .with_title("Search skills")
+    .with_annotations(ToolAnnotations::new().read_only(true))
+}
+
+impl ServerHandler for Directory {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_resources()
+            .enable_tools()
+            .enable_skills()
+            .build();
+        let mut server = Implementation::new("skillscout", env!("CARGO_PKG_VERSION"));
+        server.title = Some(self.state.config().name.clone());
+        ServerConfig::new(capabilities)
+            .with_server_info(server)
+            .with_instructions(
+                "A directory of agent skills crawled from publishers' sites. Find a skill for a \
+                 task with the search_skills tool, confirm it with skills/get, and read its files \
+                 with resources/read. skills/list pages through every skill. A skill's URI is \
+                 skill://<publisher's domain>/<name>/SKILL.md.",
+            )
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let caller = caller_of(&context);
+        let (records, next_cursor) = self.page(caller, request).await?;
+        let skills = records
+            .iter()
+            .filter_map(|skill| entry(skill).ok())
+            .collect();
+        Ok(ListSkillsResult {
+            result_type: Some(ResultType::COMPLETE),
+            meta: None,
+            next_cursor,
+            ttl_ms: Some(self.ttl_ms()),
+            cache_scope: Some(Self::scope(caller)),
+            skills,
+        })
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let caller = caller_of(&context);
+        let (_, entry, path) = self.resolve(caller, &request.uri).await?;
+        if path != SKILL_MD {
+            return Err(ErrorData::invalid_params(
+                "a skill is named by the URI of its SKILL.md",
+                Some(json!({ "uri": web::shorten(&request.uri, 300) })),
+            ));
+        }
+        Ok(GetSkillResult::new(entry)
+            .with_ttl_ms(self.ttl_ms())
+            .with_cache_scope(Self::scope(caller)))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let caller = caller_of(&context);
+        let (records, next_cursor) = self.page(caller, request).await?;
+        let resources = records
+            .iter()
+            .filter_map(|skill| {
+                let entry = entry(skill).ok()?;
+                let size = skill
+                    .files
+                    .iter()
+                    .find(|file| file.path == SKILL_MD)
+                    .and_then(|file| file.size);
+                let mut resource = Resource::new(entry.uri, skill.name.as_str());
+                resource.title = Some(skill.title.clone());
+                resource.description = Some(skill.description.clone());
+                resource.mime_type = Some("text/markdown".to_owned());
+                resource.size = size;
+                Some(resource)
+            })
+            .collect();
+        Ok(ListResourcesResult {
+            result_type: Some(ResultType::COMPLETE),
+            meta: None,
+            next_cursor,
+            ttl_ms: Some(self.ttl_ms()),
+            cache_scope: Some(Self::scope(caller)),
+            resources,
+        })
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let caller = caller_of(&context);
+        let (skill, _, path) = self.resolve(caller, &request.uri).await?;
+        let uri = request.uri;
+        let read_path = path.clone();
+        let read = self
+            .state
+            .blocking(move |state| Ok(files::read(state, &skill, &read_path)))
+            .await
+            .map_err(|error| internal(&error))?;
+        let file = match read {
+            Ok(file) => file,
+            Err(FileError::InvalidPath(message) | FileError::NotFound(message)) => {
+                return Err(ErrorData::invalid_params(
+                    message,
+                    Some(json!({ "uri": web::shorten(&uri, 300) })),
+                ));
+            }
+            Err(FileError::Unavailable(message)) => {
+                return Err(ErrorData::internal_error(message, None));
+            }
+            Err(FileError::Internal(message)) => {
+                tracing::error!(%message, "cannot read a skill file");
+                return Err(internal(&ApiError::Internal(message)));
+            }
+        };
+        let mime_type = file
+            .content_type
+            .split(';')
+            .next()
+            .unwrap_or(file.content_type)
+            .to_owned();
+        let contents = match String::from_utf8(file.bytes) {
+            Ok(text) => ResourceContents::text(text, uri),
+            Err(not_text) => ResourceContents::blob(BASE64.encode(not_text.into_bytes()), uri),
+        }
+        .with_mime_type(mime_type);
+        Ok(ReadResourceResult::new(vec![contents])
+            .with_ttl_ms(self.ttl_ms())
+            .with_cache_scope(Self::scope(caller))
+            .into())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![search_tool()]))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        (name == SEARCH_TOOL).then(search_tool)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name != SEARCH_TOOL {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no tool {:?}; this server has {SEARCH_TOOL}",
+                    web::shorten(&request.name, 100)
+                ),
+                None,
+            ));
+        }
+        let caller = caller_of(&context);
+        let arguments = request.arguments.unwrap_or_default();
+        Ok(self.search(caller, arguments).await.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_name_a_file_of_a_skill() {
+        let uri = skill_uri("example.com:8080", "pdf-tools");
+        assert_eq!(uri, "skill://example.com:8080/pdf-tools/SKILL.md");
+        let (id, path) = parse_uri(&uri).unwrap();
+        assert_eq!(id.to_string(), "example.com:8080/pdf-tools");
+        assert_eq!(path, "SKILL.md");
+
+        let root = root_of("example.com", "pdf-tools");
+        let spaced = file_uri(&root, "docs/weird name#1.md");
+        assert_eq!(
+            spaced,
+            "skill://example.com/pdf-tools/docs/weird%20name%231.md"
+        );
+        assert_eq!(parse_uri(&spaced).unwrap().1, "docs/weird name#1.md");
+
+        for bad in [
+            "file:///etc/passwd",
+            "skill://example.com/pdf-tools",
+            "skill://example.com/pdf-tools/../secret/SKILL.md",
+            "skill://example.com/pdf-tools/a/%2e%2e/SKILL.md",
+            "skill://example.com/pdf-tools/a%2F..%2F..%2Fb",
+            "skill://example.com/pdf-tools//SKILL.md",
+            "skill://not a domain/pdf-tools/SKILL.md",
+            "skill://example.com/Not_A_Name/SKILL.md",
+            "skill://example.com/pdf-tools/%ff",
+        ] {
+            assert!(parse_uri(bad).is_none(), "{bad}");
+        }
+    }
+}
