@@ -758,7 +758,6 @@ mod tests {
             "skill://example.com/pdf-tools/a%2F..%2F..%2Fb",
             "skill://example.com/pdf-tools//SKILL.md",
             "skill://not a domain/pdf-tools/SKILL.md",
-            "skill://example.com/Not_A_Name/SKILL.md",
             "skill://example.com/pdf-tools/%ff",
         ] {
             assert!(parse_uri(bad).is_none(), "{bad}");
