@@ -1,0 +1,115 @@
+//! The database schema, in versioned migrations applied at open.
+//!
+//! Each migration is a SQL file in the crate's `migrations/` folder, embedded in the binary.
+//! The table `schema_version` lists the versions applied. At open, in one transaction that
+//! first takes an advisory lock (so that two processes starting at once migrate once), the
+//! versions the database lacks are applied in order. A database whose version is newer than
+//! the binary's is refused: an older binary must not write tables whose meaning it does not
+//! know.
+
+use std::sync::Arc;
+
+use super::pool::{Pool, PooledClient};
+use crate::types::StoreError;
+
+/// One migration: its version, a name for `schema_version`, and its SQL.
+struct Migration {
+    version: i64,
+    name: &'static str,
+    sql: &'static str,
+}
+
+/// Every migration, oldest first; versions count up from 1 with no gap.
+const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "initial",
+    sql: include_str!("../../migrations/0001_initial.sql"),
+}];
+
+/// The schema version this binary writes: the last migration's.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// The advisory lock key that serialises migrations ("skillsco" in ASCII). Advisory locks
+/// are per database: stores in two schemas of one database migrate one after the other.
+const MIGRATION_LOCK: i64 = 0x736b_696c_6c73_636f;
+
+/// What a migration did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Migrated {
+    /// The schema version found (0 for an empty database).
+    pub from: i64,
+    /// The schema version now.
+    pub to: i64,
+}
+
+/// Applies the migrations the database lacks; see the module docs.
+pub(crate) async fn apply_pending(
+    pool: &Arc<Pool>,
+    client: &mut PooledClient,
+) -> Result<Migrated, StoreError> {
+    let error = |error: tokio_postgres::Error| pool.error(&error);
+    let transaction = client.transaction().await.map_err(error)?;
+    transaction
+        .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(error)?;
+    transaction
+        .batch_execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (
+                version bigint PRIMARY KEY,
+                name text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )",
+        )
+        .await
+        .map_err(error)?;
+    let found: i64 = transaction
+        .query_one("SELECT coalesce(max(version), 0) FROM schema_version", &[])
+        .await
+        .map_err(error)?
+        .get(0);
+    if found > SCHEMA_VERSION {
+        // Dropping the transaction rolls it back: nothing is touched.
+        return Err(StoreError::SchemaTooNew {
+            location: pool.location.clone(),
+            found,
+            known: SCHEMA_VERSION,
+        });
+    }
+    for migration in MIGRATIONS.iter().filter(|m| m.version > found) {
+        transaction
+            .batch_execute(migration.sql)
+            .await
+            .map_err(error)?;
+        transaction
+            .execute(
+                "INSERT INTO schema_version (version, name) VALUES ($1, $2)",
+                &[&migration.version, &migration.name],
+            )
+            .await
+            .map_err(error)?;
+        tracing::info!(
+            location = %pool.location,
+            version = migration.version,
+            name = migration.name,
+            "crawl store migrated"
+        );
+    }
+    transaction.commit().await.map_err(error)?;
+    Ok(Migrated {
+        from: found,
+        to: SCHEMA_VERSION,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_count_up_from_one() {
+        for (index, migration) in MIGRATIONS.iter().enumerate() {
+            assert_eq!(migration.version, index as i64 + 1, "{}", migration.name);
+        }
+    }
+}
