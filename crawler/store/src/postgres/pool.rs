@@ -30,6 +30,14 @@ pub(crate) struct Engine {
 impl Engine {
     /// Starts the runtime and checks that a connection can be opened.
     pub(crate) fn start(config: &PostgresConfig) -> Result<Engine, StoreError> {
+        let engine = Engine::new(config)?;
+        // Fail at open, not at the first call, when the server cannot be reached.
+        engine.read(|pool| async move { pool.get().await.map(drop) })?;
+        Ok(engine)
+    }
+
+    /// Starts the runtime; connections are opened when first needed.
+    fn new(config: &PostgresConfig) -> Result<Engine, StoreError> {
         let pool = Arc::new(Pool::new(config)?);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(RUNTIME_THREADS)
@@ -41,13 +49,10 @@ impl Engine {
                 location: pool.location.clone(),
                 message: format!("cannot start the client's runtime: {error}"),
             })?;
-        let engine = Engine {
+        Ok(Engine {
             runtime: Some(runtime),
             pool,
-        };
-        // Fail at open, not at the first call, when the server cannot be reached.
-        engine.read(|pool| async move { pool.get().await.map(drop) })?;
-        Ok(engine)
+        })
     }
 
     /// Returns where the store is.
@@ -211,9 +216,14 @@ impl Pool {
                 tracing::debug!(%location, %error, "crawl store connection closed");
             }
         });
+        // A statement may run this long; a session that stalls inside a transaction (a
+        // frozen process holding the change counter's lock) is ended after as long, so that
+        // it cannot stop every other writer.
         let millis = self.statement_timeout.as_millis();
         client
-            .batch_execute(&format!("SET statement_timeout = {millis}"))
+            .batch_execute(&format!(
+                "SET statement_timeout = {millis}; SET idle_in_transaction_session_timeout = {millis}"
+            ))
             .await
             .map_err(|error| self.error(&error))?;
         Ok(self.pooled(client, permit))
@@ -372,6 +382,49 @@ fn describe(config: &tokio_postgres::Config) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The result of one call of test work.
+    type Attempt = std::pin::Pin<Box<dyn Future<Output = Result<usize, StoreError>> + Send>>;
+
+    /// Returns work that fails as unavailable `failures` times, then succeeds, and counts
+    /// its calls in `calls`.
+    fn flaky(
+        failures: usize,
+        calls: &Arc<std::sync::atomic::AtomicUsize>,
+    ) -> impl Fn(Arc<Pool>) -> Attempt + Send + 'static {
+        let calls = Arc::clone(calls);
+        move |pool: Arc<Pool>| -> Attempt {
+            let call = calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Box::pin(async move {
+                if call < failures {
+                    Err(pool.unavailable("connection lost"))
+                } else {
+                    Ok(call)
+                }
+            })
+        }
+    }
+
+    #[test]
+    fn reads_are_retried_while_unavailable_and_writes_are_not() {
+        let engine = Engine::new(&PostgresConfig::new("postgres://nobody@/nothing")).unwrap();
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let read = engine.read(flaky(2, &calls));
+        assert_eq!(read.unwrap(), 2);
+
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let read = engine.read(flaky(usize::MAX, &calls));
+        assert!(matches!(read, Err(StoreError::Unavailable { .. })));
+        assert_eq!(
+            calls.load(std::sync::atomic::Ordering::SeqCst),
+            READ_ATTEMPTS as usize
+        );
+
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let write = engine.write(flaky(1, &calls));
+        assert!(matches!(write, Err(StoreError::Unavailable { .. })));
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
 
     #[test]
     fn the_location_names_no_password() {

@@ -52,8 +52,11 @@ impl TestSchema {
             &server,
             &format!("DROP SCHEMA IF EXISTS {name} CASCADE; CREATE SCHEMA {name}"),
         );
+        // The schema's name is also the connections' application name, so a test can find
+        // (and end) its own connections.
         let separator = if server.contains('?') { '&' } else { '?' };
-        let url = format!("{server}{separator}options=-c%20search_path%3D{name}");
+        let url =
+            format!("{server}{separator}options=-c%20search_path%3D{name}&application_name={name}");
         Some(TestSchema { server, url, name })
     }
 
@@ -330,4 +333,84 @@ async fn damaged_blobs_are_absent_and_nul_characters_are_kept() {
     store.upsert(vec![skill], T1).await.unwrap();
     let stored = store.record("example.test/nul").await.unwrap().unwrap();
     assert_eq!(stored.skill.description, "before\0after");
+}
+
+/// A batch that fails part-way is stored not at all: its records, statuses and change
+/// numbers vanish with the transaction, and the store goes on working.
+#[tokio::test]
+async fn a_failed_batch_stores_nothing() {
+    let Some(schema) = TestSchema::create() else {
+        return;
+    };
+    let store = schema.store();
+    // The database refuses the status of one domain, after the batch stored another's.
+    schema.execute(
+        "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS \
+         $$ BEGIN RAISE EXCEPTION 'refused for the test'; END $$; \
+         CREATE TRIGGER refuse BEFORE INSERT ON domains FOR EACH ROW \
+         WHEN (NEW.domain = 'refused.test') EXECUTE FUNCTION refuse()",
+    );
+    let good = DomainUpdate {
+        status: status(T1, vec![index_url()]),
+        fresh: skills(&[("alpha", "A.")], T1),
+        streamed: Streamed::default(),
+        cache: vec![(index_url(), None)],
+    };
+    let mut refused_status = status(T1, vec![]);
+    refused_status.domain = "refused.test".parse().unwrap();
+    let refused = DomainUpdate {
+        status: refused_status,
+        fresh: Vec::new(),
+        streamed: Streamed::default(),
+        cache: Vec::new(),
+    };
+    let error = store
+        .apply(vec![good.clone(), refused], T1)
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("refused for the test"),
+        "{error}"
+    );
+    assert!(store.record("example.test/alpha").await.unwrap().is_none());
+    assert!(store.domains().await.unwrap().is_empty());
+    assert_eq!(store.last_seq().await.unwrap(), 0);
+    // The next batch takes number 1, on the same pool.
+    store.apply(vec![good], T1).await.unwrap();
+    assert_eq!(
+        store
+            .record("example.test/alpha")
+            .await
+            .unwrap()
+            .unwrap()
+            .seq,
+        1
+    );
+}
+
+/// After the server ended the pool's connections, reads are answered on new ones (the pool
+/// drops a connection it finds closed; a read that meets one is tried again).
+#[tokio::test]
+async fn a_read_survives_a_dropped_connection() {
+    let Some(schema) = TestSchema::create() else {
+        return;
+    };
+    let store = schema.store();
+    store
+        .apply_domain(
+            &status(T1, vec![index_url()]),
+            skills(&[("alpha", "A.")], T1),
+            T1,
+        )
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        schema.execute(&format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE application_name = '{}' AND pid <> pg_backend_pid()",
+            schema.name
+        ));
+        assert!(store.record("example.test/alpha").await.unwrap().is_some());
+        assert_eq!(store.last_seq().await.unwrap(), 1);
+    }
 }
