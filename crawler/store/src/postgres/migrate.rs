@@ -1,9 +1,10 @@
 //! The database schema, in versioned migrations applied at open.
 //!
 //! Each migration is a SQL file in the crate's `migrations/` folder, embedded in the binary.
-//! The table `schema_version` lists the versions applied. At open, in one transaction that
-//! first takes an advisory lock (so that two processes starting at once migrate once), the
-//! versions the database lacks are applied in order. A database whose version is newer than
+//! The table `schema_version` lists the versions applied. At open, a database at this
+//! binary's version is used as it is; otherwise, in one transaction that first takes an
+//! advisory lock (so that two processes starting at once migrate once), the versions the
+//! database lacks are applied in order. A database whose version is newer than
 //! the binary's is refused: an older binary must not write tables whose meaning it does not
 //! know.
 
@@ -48,6 +49,27 @@ pub(crate) async fn apply_pending(
     client: &mut PooledClient,
 ) -> Result<Migrated, StoreError> {
     let error = |error: tokio_postgres::Error| pool.error(&error);
+    // The common case, a database already at this version, needs neither the lock nor the
+    // right to create tables (a serving replica may connect with a role that may only read).
+    let exists: bool = client
+        .query_one("SELECT to_regclass('schema_version') IS NOT NULL", &[])
+        .await
+        .map_err(error)?
+        .get(0);
+    if exists {
+        let found: i64 = client
+            .query_one("SELECT coalesce(max(version), 0) FROM schema_version", &[])
+            .await
+            .map_err(error)?
+            .get(0);
+        refuse_newer(pool, found)?;
+        if found == SCHEMA_VERSION {
+            return Ok(Migrated {
+                from: found,
+                to: found,
+            });
+        }
+    }
     let transaction = client.transaction().await.map_err(error)?;
     transaction
         .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
@@ -68,14 +90,9 @@ pub(crate) async fn apply_pending(
         .await
         .map_err(error)?
         .get(0);
-    if found > SCHEMA_VERSION {
-        // Dropping the transaction rolls it back: nothing is touched.
-        return Err(StoreError::SchemaTooNew {
-            location: pool.location.clone(),
-            found,
-            known: SCHEMA_VERSION,
-        });
-    }
+    // Checked again under the lock: another process may have migrated meanwhile. On an
+    // error, dropping the transaction rolls it back: nothing is touched.
+    refuse_newer(pool, found)?;
     for migration in MIGRATIONS.iter().filter(|m| m.version > found) {
         transaction
             .batch_execute(migration.sql)
@@ -100,6 +117,18 @@ pub(crate) async fn apply_pending(
         from: found,
         to: SCHEMA_VERSION,
     })
+}
+
+/// Refuses a schema newer than this binary's.
+fn refuse_newer(pool: &Pool, found: i64) -> Result<(), StoreError> {
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::SchemaTooNew {
+            location: pool.location.clone(),
+            found,
+            known: SCHEMA_VERSION,
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

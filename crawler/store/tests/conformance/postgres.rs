@@ -414,3 +414,59 @@ async fn a_read_survives_a_dropped_connection() {
         assert_eq!(store.last_seq().await.unwrap(), 1);
     }
 }
+
+/// A role that may only read (a serving replica's) opens a database already at this
+/// binary's schema version: opening migrates nothing and creates nothing.
+#[tokio::test]
+async fn a_read_only_role_opens_a_current_database() {
+    let Some(schema) = TestSchema::create() else {
+        return;
+    };
+    let store = schema.store();
+    store
+        .apply_domain(
+            &status(T1, vec![index_url()]),
+            skills(&[("alpha", "A.")], T1),
+            T1,
+        )
+        .await
+        .unwrap();
+    let role = ReaderRole::create(&schema);
+    let reader = store::open(
+        Some(&format!("{}&user={}", schema.url, role.name)),
+        Path::new("unused"),
+    )
+    .unwrap()
+    .0;
+    assert!(reader.record("example.test/alpha").await.unwrap().is_some());
+    let error = reader
+        .upsert(skills(&[("beta", "B.")], T1), T1)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, StoreError::Database { .. }), "{error}");
+}
+
+/// A login role that may read the test schema, dropped with the guard.
+struct ReaderRole<'a> {
+    schema: &'a TestSchema,
+    name: String,
+}
+
+impl ReaderRole<'_> {
+    fn create(schema: &TestSchema) -> ReaderRole<'_> {
+        let name = format!("{}_reader", schema.name);
+        schema.execute(&format!(
+            "CREATE ROLE {name} LOGIN; GRANT USAGE ON SCHEMA {schema} TO {name}; \
+             GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {name}",
+            schema = schema.name
+        ));
+        ReaderRole { schema, name }
+    }
+}
+
+impl Drop for ReaderRole<'_> {
+    fn drop(&mut self) {
+        self.schema
+            .execute(&format!("DROP OWNED BY {0}; DROP ROLE {0}", self.name));
+    }
+}
