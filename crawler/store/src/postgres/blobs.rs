@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use formats::Digest;
+use tokio_postgres::types::Type;
 
 use super::pool::Engine;
 use crate::blobs::{BlobStore, check_size};
@@ -30,7 +31,10 @@ impl BlobStore for PostgresBlobs {
             async move {
                 let client = pool.get().await?;
                 let row = client
-                    .query_opt("SELECT 1 FROM blobs WHERE digest = $1", &[&hex])
+                    .query_typed_opt(
+                        "SELECT 1 FROM blobs WHERE digest = $1",
+                        &[(&hex, Type::TEXT)],
+                    )
                     .await
                     .map_err(|error| pool.error(&error))?;
                 Ok(row.is_some())
@@ -52,7 +56,10 @@ impl BlobStore for PostgresBlobs {
                 async move {
                     let client = pool.get().await?;
                     let row = client
-                        .query_opt("SELECT bytes FROM blobs WHERE digest = $1", &[&hex])
+                        .query_typed_opt(
+                            "SELECT bytes FROM blobs WHERE digest = $1",
+                            &[(&hex, Type::TEXT)],
+                        )
                         .await
                         .map_err(|error| pool.error(&error))?;
                     Ok(row.map(|row| row.get::<_, Vec<u8>>(0)))
@@ -75,10 +82,10 @@ impl BlobStore for PostgresBlobs {
             .write(move |pool| async move {
                 let client = pool.get().await?;
                 client
-                    .execute(
+                    .execute_typed(
                         "INSERT INTO blobs (digest, bytes) VALUES ($1, $2) \
                          ON CONFLICT (digest) DO NOTHING",
-                        &[&hex, &bytes],
+                        &[(&hex, Type::TEXT), (&bytes, Type::BYTEA)],
                     )
                     .await
                     .map_err(|error| pool.error(&error))?;

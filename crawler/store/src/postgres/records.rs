@@ -1,5 +1,8 @@
 //! Records, the change log, domain statuses and HTTP cache entries in PostgreSQL.
 //!
+//! Every statement goes out with its parameters' types (`query_typed`): one round trip,
+//! where a statement prepared on the fly takes three (prepare, execute, close).
+//!
 //! Each value is stored as the same JSON the embedded store keeps (`BYTEA`, not `JSONB`: a
 //! skill's text may hold a `\u0000` escape, which `JSONB` refuses, and one odd skill must not
 //! fail a whole batch). The columns beside it repeat what queries select on.
@@ -9,6 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use time::OffsetDateTime;
 use tokio_postgres::Transaction;
+use tokio_postgres::types::Type;
 use url::Url;
 
 use super::PostgresStore;
@@ -29,7 +33,10 @@ impl RecordStore for PostgresStore {
             async move {
                 let client = pool.get().await?;
                 let row = client
-                    .query_opt("SELECT record FROM records WHERE id = $1", &[&id])
+                    .query_typed_opt(
+                        "SELECT record FROM records WHERE id = $1",
+                        &[(&id, Type::TEXT)],
+                    )
                     .await
                     .map_err(|error| pool.error(&error))?;
                 row.map(|row| decode(&pool, &id, row.get(0))).transpose()
@@ -59,10 +66,14 @@ impl RecordStore for PostgresStore {
                 async move {
                     let client = pool.get().await?;
                     let rows = client
-                        .query(
+                        .query_typed(
                             "SELECT id, record FROM records WHERE id > $1 AND id < $2 \
                              ORDER BY id LIMIT $3",
-                            &[&from, &to, &RECORD_PAGE],
+                            &[
+                                (&from, Type::TEXT),
+                                (&to, Type::TEXT),
+                                (&RECORD_PAGE, Type::INT8),
+                            ],
                         )
                         .await
                         .map_err(|error| pool.error(&error))?;
@@ -96,9 +107,9 @@ impl RecordStore for PostgresStore {
         self.engine.read(move |pool| async move {
             let client = pool.get().await?;
             let rows = client
-                .query(
+                .query_typed(
                     "SELECT id, record FROM records WHERE seq > $1 ORDER BY seq LIMIT $2",
-                    &[&after, &limit],
+                    &[(&after, Type::INT8), (&limit, Type::INT8)],
                 )
                 .await
                 .map_err(|error| pool.error(&error))?;
@@ -115,7 +126,7 @@ impl RecordStore for PostgresStore {
         self.engine.read(|pool| async move {
             let client = pool.get().await?;
             let row = client
-                .query_one("SELECT last_seq FROM change_counter", &[])
+                .query_typed_one("SELECT last_seq FROM change_counter", &[])
                 .await
                 .map_err(|error| pool.error(&error))?;
             let last: i64 = row.get(0);
@@ -180,7 +191,10 @@ impl RecordStore for PostgresStore {
             async move {
                 let client = pool.get().await?;
                 let row = client
-                    .query_opt("SELECT status FROM domains WHERE domain = $1", &[&domain])
+                    .query_typed_opt(
+                        "SELECT status FROM domains WHERE domain = $1",
+                        &[(&domain, Type::TEXT)],
+                    )
                     .await
                     .map_err(|error| pool.error(&error))?;
                 row.map(|row| decode(&pool, &domain, row.get(0)))
@@ -203,18 +217,18 @@ impl RecordStore for PostgresStore {
                 let rows = match &after {
                     Some(after) => {
                         client
-                            .query(
+                            .query_typed(
                                 "SELECT domain, status FROM domains WHERE domain > $1 \
                                  ORDER BY domain LIMIT $2",
-                                &[after, &limit],
+                                &[(after, Type::TEXT), (&limit, Type::INT8)],
                             )
                             .await
                     }
                     None => {
                         client
-                            .query(
+                            .query_typed(
                                 "SELECT domain, status FROM domains ORDER BY domain LIMIT $1",
-                                &[&limit],
+                                &[(&limit, Type::INT8)],
                             )
                             .await
                     }
@@ -239,7 +253,10 @@ impl HttpCacheStore for PostgresStore {
             async move {
                 let client = pool.get().await?;
                 let row = client
-                    .query_opt("SELECT entry FROM http_cache WHERE url = $1", &[&url])
+                    .query_typed_opt(
+                        "SELECT entry FROM http_cache WHERE url = $1",
+                        &[(&url, Type::TEXT)],
+                    )
                     .await
                     .map_err(|error| pool.error(&error))?;
                 row.map(|row| decode(&pool, &url, row.get(0))).transpose()
@@ -270,7 +287,7 @@ impl ChangeLog {
     /// this lock first, so writers commit in the order of their change numbers.
     async fn lock(pool: &Pool, transaction: &Transaction<'_>) -> Result<ChangeLog, StoreError> {
         let row = transaction
-            .query_one("SELECT last_seq FROM change_counter FOR UPDATE", &[])
+            .query_typed_one("SELECT last_seq FROM change_counter FOR UPDATE", &[])
             .await
             .map_err(|error| pool.error(&error))?;
         let seq: i64 = row.get(0);
@@ -289,7 +306,10 @@ impl ChangeLog {
             return Ok(());
         }
         transaction
-            .execute("UPDATE change_counter SET last_seq = $1", &[&self.seq])
+            .execute_typed(
+                "UPDATE change_counter SET last_seq = $1",
+                &[(&self.seq, Type::INT8)],
+            )
             .await
             .map_err(|error| pool.error(&error))?;
         Ok(())
@@ -322,7 +342,10 @@ async fn apply_one(
     let domain = status.domain.to_string();
     if status.caching.is_none() {
         let previous = transaction
-            .query_opt("SELECT status FROM domains WHERE domain = $1", &[&domain])
+            .query_typed_opt(
+                "SELECT status FROM domains WHERE domain = $1",
+                &[(&domain, Type::TEXT)],
+            )
             .await
             .map_err(|error| pool.error(&error))?
             .map(|row| decode::<DomainStatus>(pool, &domain, row.get(0)))
@@ -331,10 +354,10 @@ async fn apply_one(
     }
     let encoded = encode(pool, &domain, &status)?;
     transaction
-        .execute(
+        .execute_typed(
             "INSERT INTO domains (domain, status) VALUES ($1, $2) \
              ON CONFLICT (domain) DO UPDATE SET status = excluded.status",
-            &[&domain, &encoded],
+            &[(&domain, Type::TEXT), (&encoded, Type::BYTEA)],
         )
         .await
         .map_err(|error| pool.error(&error))?;
@@ -354,10 +377,10 @@ async fn vanished(
 ) -> Result<Vec<String>, StoreError> {
     let (start, end) = domain_range(domain);
     let rows = transaction
-        .query(
+        .query_typed(
             "SELECT id, index_url FROM records WHERE id > $1 AND id < $2 AND NOT removed \
              ORDER BY id",
-            &[&start, &end],
+            &[(&start, Type::TEXT), (&end, Type::TEXT)],
         )
         .await
         .map_err(|error| pool.error(&error))?;
@@ -379,7 +402,10 @@ async fn read_record(
     id: &str,
 ) -> Result<Option<StoredRecord>, StoreError> {
     transaction
-        .query_opt("SELECT record FROM records WHERE id = $1", &[&id])
+        .query_typed_opt(
+            "SELECT record FROM records WHERE id = $1",
+            &[(&id, Type::TEXT)],
+        )
         .await
         .map_err(|error| pool.error(&error))?
         .map(|row| decode(pool, id, row.get(0)))
@@ -406,16 +432,16 @@ async fn write_record(
     let id = record.skill.id.to_string();
     let bytes = encode(pool, &id, &record)?;
     transaction
-        .execute(
+        .execute_typed(
             "INSERT INTO records (id, index_url, removed, seq, record) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (id) DO UPDATE SET index_url = excluded.index_url, \
              removed = excluded.removed, seq = excluded.seq, record = excluded.record",
             &[
-                &id,
-                &record.skill.index_url.as_str(),
-                &record.is_tombstone(),
-                &seq,
-                &bytes,
+                (&id, Type::TEXT),
+                (&record.skill.index_url.as_str(), Type::TEXT),
+                (&record.is_tombstone(), Type::BOOL),
+                (&seq, Type::INT8),
+                (&bytes, Type::BYTEA),
             ],
         )
         .await
@@ -434,16 +460,19 @@ async fn set_cache_entry(
         Some(entry) => {
             let bytes = encode(pool, url, entry)?;
             client
-                .execute(
+                .execute_typed(
                     "INSERT INTO http_cache (url, entry) VALUES ($1, $2) \
                      ON CONFLICT (url) DO UPDATE SET entry = excluded.entry",
-                    &[&url, &bytes],
+                    &[(&url, Type::TEXT), (&bytes, Type::BYTEA)],
                 )
                 .await
         }
         None => {
             client
-                .execute("DELETE FROM http_cache WHERE url = $1", &[&url])
+                .execute_typed(
+                    "DELETE FROM http_cache WHERE url = $1",
+                    &[(&url, Type::TEXT)],
+                )
                 .await
         }
     };
