@@ -71,14 +71,15 @@ pub use types::{
 /// How many domain statuses one page of [`Store::domains`] reads.
 const DOMAIN_PAGE: usize = 1024;
 
-/// Opens the crawl state at `location` (the `--store` setting, DESIGN.md §5): with `None`,
-/// the embedded store and the file blobs inside `data_dir`, as always; with a `postgres://`
+/// Opens the crawl state at `location` (the `--store` setting, DESIGN.md §5): with `None`
+/// (or an empty string, as an empty environment variable gives), the embedded store and the
+/// file blobs inside `data_dir`, as always; with a `postgres://`
 /// or `postgresql://` URL, the PostgreSQL store and its blobs (one pool for both), after
 /// applying the migrations the database lacks. Any other location is
 /// [`StoreError::InvalidLocation`]; a database migrated by a newer binary is
 /// [`StoreError::SchemaTooNew`].
 pub fn open(location: Option<&str>, data_dir: &Path) -> Result<(Store, Blobs), StoreError> {
-    let Some(location) = location else {
+    let Some(location) = location.filter(|location| !location.trim().is_empty()) else {
         let store = Store::open(data_dir)?;
         let blobs = Blobs::open(data_dir).map_err(|error| StoreError::Database {
             location: data_dir.join(BLOBS_DIR).display().to_string(),

@@ -431,6 +431,7 @@ mod tests {
         let config = PostgresConfig::new("postgres://crawler:secret@db.internal:5433/skills");
         let pool = Pool::new(&config).unwrap();
         assert_eq!(pool.location, "postgres://crawler@db.internal:5433/skills");
+        assert!(!format!("{pool:?}").contains("secret"));
         let config = PostgresConfig::new("postgres://crawler@/skills?host=/run/postgresql");
         assert_eq!(
             Pool::new(&config).unwrap().location,

@@ -176,6 +176,11 @@ fn bad_locations_are_refused() {
         matches!(error, StoreError::InvalidLocation { .. }),
         "{error}"
     );
+    // An empty location (an empty environment variable) is the embedded store.
+    let dir = tempdir();
+    let (store, _blobs) = store::open(Some(""), &dir).unwrap();
+    assert_eq!(store.blocking().last_seq().unwrap(), 0);
+    assert!(dir.join(store::STORE_FILE).is_file());
 }
 
 /// An unreachable server is an `Unavailable` error at open, after the read retries.
