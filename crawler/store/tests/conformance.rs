@@ -288,6 +288,57 @@ pub(crate) async fn streamed_records_count_as_seen(store: Store) {
     assert_eq!(store.last_seq().await.unwrap(), 6);
 }
 
+/// A domain of many records (more than a backend reads in one page) is visited whole and in
+/// id order, and a crawl that lost most of them removes exactly those; a status that heard
+/// nothing about caching keeps what the previous crawl heard.
+pub(crate) async fn large_domains_are_visited_whole(store: Store) {
+    const RECORDS: usize = 150;
+    const KEPT: usize = 40;
+    let domain: Domain = "example.test".parse().unwrap();
+    let names: Vec<String> = (0..RECORDS)
+        .map(|index| format!("skill-{index:03}"))
+        .collect();
+    let entries: Vec<(&str, &str)> = names.iter().map(|name| (name.as_str(), "S.")).collect();
+    let mut first_status = status(T1, vec![index_url()]);
+    first_status.caching = Some(store::CachingHeaders {
+        validator: true,
+        freshness: false,
+    });
+    let stats = store
+        .apply_domain(&first_status, skills(&entries, T1), T1)
+        .await
+        .unwrap();
+    assert_eq!(stats.added, RECORDS);
+
+    let mut visited = Vec::new();
+    store
+        .blocking()
+        .visit_records_of(&domain, &mut |record| {
+            visited.push(record.skill.name.to_string())
+        })
+        .unwrap();
+    assert_eq!(visited, names);
+
+    let stats = store
+        .apply_domain(
+            &status(T2, vec![index_url()]),
+            skills(&entries[..KEPT], T2),
+            T2,
+        )
+        .await
+        .unwrap();
+    assert_eq!((stats.unchanged, stats.removed), (KEPT, RECORDS - KEPT));
+    let records = store.records_of(&domain).await.unwrap();
+    let live = records
+        .iter()
+        .filter(|record| !record.is_tombstone())
+        .count();
+    assert_eq!((records.len(), live), (RECORDS, KEPT));
+    assert_eq!(store.last_seq().await.unwrap(), (2 * RECORDS - KEPT) as u64);
+    let kept = store.domain(&domain).await.unwrap().unwrap();
+    assert_eq!(kept.caching, first_status.caching);
+}
+
 /// The blob store keeps bytes by digest, once, and refuses what is over the size cap.
 pub(crate) async fn blobs_are_content_addressed(blobs: Blobs) {
     let digest = blobs.put(b"hello".to_vec()).await.unwrap();
@@ -342,6 +393,12 @@ macro_rules! conformance {
         async fn domains_come_in_pages() {
             let Some(backend) = $open else { return };
             super::domains_come_in_pages(backend.store()).await;
+        }
+
+        #[tokio::test]
+        async fn large_domains_are_visited_whole() {
+            let Some(backend) = $open else { return };
+            super::large_domains_are_visited_whole(backend.store()).await;
         }
 
         #[tokio::test]
