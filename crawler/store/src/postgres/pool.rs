@@ -18,6 +18,10 @@ use crate::types::StoreError;
 
 /// The application name the server shows for our connections (`pg_stat_activity`).
 const APPLICATION_NAME: &str = "skillscout";
+/// tokio-postgres's default idle time before the first TCP keepalive probe.
+const DEFAULT_KEEPALIVES_IDLE: Duration = Duration::from_secs(2 * 60 * 60);
+/// Ours: a dead server is noticed within a minute or so rather than hours.
+const KEEPALIVES_IDLE: Duration = Duration::from_secs(30);
 
 /// A runtime of the backend's own and the pool it drives. Shared by a store and its blobs.
 #[derive(Debug)]
@@ -166,6 +170,12 @@ impl Pool {
             }
         })?;
         parsed.connect_timeout(config.connect_timeout);
+        // A server that vanishes without closing the connection (a dead host, a cut link)
+        // is noticed by TCP keepalives; their default first probe, after 2 h, would leave a
+        // call waiting that long. A URL's own `keepalives_idle` is kept.
+        if parsed.get_keepalives_idle() == DEFAULT_KEEPALIVES_IDLE {
+            parsed.keepalives_idle(KEEPALIVES_IDLE);
+        }
         if parsed.get_application_name().is_none() {
             parsed.application_name(APPLICATION_NAME);
         }
