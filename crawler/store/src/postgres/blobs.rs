@@ -62,7 +62,7 @@ impl BlobStore for PostgresBlobs {
                         )
                         .await
                         .map_err(|error| pool.error(&error))?;
-                    Ok(row.map(|row| row.get::<_, Vec<u8>>(0)))
+                    row.map(|row| pool.column::<Vec<u8>>(&row, 0)).transpose()
                 }
             })
             .map_err(std::io::Error::other)?;

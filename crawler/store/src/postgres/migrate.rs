@@ -34,6 +34,9 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// are per database: stores in two schemas of one database migrate one after the other.
 const MIGRATION_LOCK: i64 = 0x736b_696c_6c73_636f;
 
+/// Reads the schema version of the database (0 for none yet).
+const FOUND_VERSION: &str = "SELECT coalesce(max(version), 0)::bigint FROM schema_version";
+
 /// What a migration did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Migrated {
@@ -51,17 +54,14 @@ pub(crate) async fn apply_pending(
     let error = |error: tokio_postgres::Error| pool.error(&error);
     // The common case, a database already at this version, needs neither the lock nor the
     // right to create tables (a serving replica may connect with a role that may only read).
-    let exists: bool = client
+    let row = client
         .query_one("SELECT to_regclass('schema_version') IS NOT NULL", &[])
         .await
-        .map_err(error)?
-        .get(0);
+        .map_err(error)?;
+    let exists: bool = pool.column(&row, 0)?;
     if exists {
-        let found: i64 = client
-            .query_one("SELECT coalesce(max(version), 0) FROM schema_version", &[])
-            .await
-            .map_err(error)?
-            .get(0);
+        let row = client.query_one(FOUND_VERSION, &[]).await.map_err(error)?;
+        let found: i64 = pool.column(&row, 0)?;
         refuse_newer(pool, found)?;
         if found == SCHEMA_VERSION {
             return Ok(Migrated {
@@ -85,11 +85,11 @@ pub(crate) async fn apply_pending(
         )
         .await
         .map_err(error)?;
-    let found: i64 = transaction
-        .query_one("SELECT coalesce(max(version), 0) FROM schema_version", &[])
+    let row = transaction
+        .query_one(FOUND_VERSION, &[])
         .await
-        .map_err(error)?
-        .get(0);
+        .map_err(error)?;
+    let found: i64 = pool.column(&row, 0)?;
     // Checked again under the lock: another process may have migrated meanwhile. On an
     // error, dropping the transaction rolls it back: nothing is touched.
     refuse_newer(pool, found)?;

@@ -11,7 +11,8 @@ use tokio::runtime::Runtime;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_postgres::config::Host;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::types::FromSql;
+use tokio_postgres::{Client, NoTls, Row};
 
 use super::{PostgresConfig, READ_ATTEMPTS, READ_RETRY_DELAY, RUNTIME_THREADS};
 use crate::types::StoreError;
@@ -266,6 +267,17 @@ impl Pool {
             location: self.location.clone(),
             message: message.to_owned(),
         }
+    }
+
+    /// Returns column `index` of `row`; a column of another type than expected is a
+    /// [`StoreError::Corrupt`] (tables this binary did not create), never a panic.
+    pub(crate) fn column<'row, T: FromSql<'row>>(
+        &self,
+        row: &'row Row,
+        index: usize,
+    ) -> Result<T, StoreError> {
+        row.try_get(index)
+            .map_err(|error| self.corrupt(&format!("column {index}"), error_chain(&error)))
     }
 
     /// Returns the error for a stored value that does not decode.

@@ -39,7 +39,8 @@ impl RecordStore for PostgresStore {
                     )
                     .await
                     .map_err(|error| pool.error(&error))?;
-                row.map(|row| decode(&pool, &id, row.get(0))).transpose()
+                row.map(|row| decode(&pool, &id, pool.column(&row, 0)?))
+                    .transpose()
             }
         })
     }
@@ -79,8 +80,8 @@ impl RecordStore for PostgresStore {
                         .map_err(|error| pool.error(&error))?;
                     let mut page = Vec::with_capacity(rows.len());
                     for row in rows {
-                        let id: String = row.get(0);
-                        let record: StoredRecord = decode(&pool, &id, row.get(1))?;
+                        let id: String = pool.column(&row, 0)?;
+                        let record: StoredRecord = decode(&pool, &id, pool.column(&row, 1)?)?;
                         page.push((id, record));
                     }
                     Ok(page)
@@ -115,8 +116,8 @@ impl RecordStore for PostgresStore {
                 .map_err(|error| pool.error(&error))?;
             let mut out = Vec::with_capacity(rows.len());
             for row in rows {
-                let id: &str = row.get(0);
-                out.push(decode(&pool, id, row.get(1))?);
+                let id: &str = pool.column(&row, 0)?;
+                out.push(decode(&pool, id, pool.column(&row, 1)?)?);
             }
             Ok(out)
         })
@@ -129,7 +130,7 @@ impl RecordStore for PostgresStore {
                 .query_typed_one("SELECT last_seq FROM change_counter", &[])
                 .await
                 .map_err(|error| pool.error(&error))?;
-            let last: i64 = row.get(0);
+            let last: i64 = pool.column(&row, 0)?;
             u64::try_from(last).map_err(|error| pool.corrupt("change counter", error))
         })
     }
@@ -197,7 +198,7 @@ impl RecordStore for PostgresStore {
                     )
                     .await
                     .map_err(|error| pool.error(&error))?;
-                row.map(|row| decode(&pool, &domain, row.get(0)))
+                row.map(|row| decode(&pool, &domain, pool.column(&row, 0)?))
                     .transpose()
             }
         })
@@ -236,8 +237,8 @@ impl RecordStore for PostgresStore {
                 .map_err(|error| pool.error(&error))?;
                 let mut out = Vec::with_capacity(rows.len());
                 for row in rows {
-                    let domain: &str = row.get(0);
-                    out.push(decode(&pool, domain, row.get(1))?);
+                    let domain: &str = pool.column(&row, 0)?;
+                    out.push(decode(&pool, domain, pool.column(&row, 1)?)?);
                 }
                 Ok(out)
             }
@@ -259,7 +260,8 @@ impl HttpCacheStore for PostgresStore {
                     )
                     .await
                     .map_err(|error| pool.error(&error))?;
-                row.map(|row| decode(&pool, &url, row.get(0))).transpose()
+                row.map(|row| decode(&pool, &url, pool.column(&row, 0)?))
+                    .transpose()
             }
         })
     }
@@ -290,7 +292,7 @@ impl ChangeLog {
             .query_typed_one("SELECT last_seq FROM change_counter FOR UPDATE", &[])
             .await
             .map_err(|error| pool.error(&error))?;
-        let seq: i64 = row.get(0);
+        let seq: i64 = pool.column(&row, 0)?;
         Ok(ChangeLog { seq, stored: seq })
     }
 
@@ -348,7 +350,7 @@ async fn apply_one(
             )
             .await
             .map_err(|error| pool.error(&error))?
-            .map(|row| decode::<DomainStatus>(pool, &domain, row.get(0)))
+            .map(|row| decode::<DomainStatus>(pool, &domain, pool.column(&row, 0)?))
             .transpose()?;
         carry_over(&mut status, previous.as_ref());
     }
@@ -386,8 +388,8 @@ async fn vanished(
         .map_err(|error| pool.error(&error))?;
     let mut out = Vec::new();
     for row in rows {
-        let id: String = row.get(0);
-        let index_url: &str = row.get(1);
+        let id: String = pool.column(&row, 0)?;
+        let index_url: &str = pool.column(&row, 1)?;
         let skill_id: SkillId = id.parse().map_err(|error| pool.corrupt(&id, error))?;
         if rule.removes_live(&skill_id, index_url) {
             out.push(id);
@@ -408,7 +410,7 @@ async fn read_record(
         )
         .await
         .map_err(|error| pool.error(&error))?
-        .map(|row| decode(pool, id, row.get(0)))
+        .map(|row| decode(pool, id, pool.column(&row, 0)?))
         .transpose()
 }
 
