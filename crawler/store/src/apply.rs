@@ -94,8 +94,13 @@ impl Tombstones {
     /// True when the stored record `head` describes becomes a tombstone.
     pub(crate) fn removes(&self, head: &RecordHead) -> bool {
         head.removed_at.is_none()
-            && self.read_indexes.contains(head.skill.index_url.as_str())
-            && !self.kept.contains(&head.skill.id)
+            && self.removes_live(&head.skill.id, head.skill.index_url.as_str())
+    }
+
+    /// True when the live stored record `id`, which came from `index_url`, becomes a
+    /// tombstone (for backends that keep a record's id and index beside its JSON).
+    pub(crate) fn removes_live(&self, id: &SkillId, index_url: &str) -> bool {
+        self.read_indexes.contains(index_url) && !self.kept.contains(id)
     }
 }
 

@@ -23,6 +23,32 @@ use formats::Digest;
 /// The folder inside the data directory.
 pub const BLOBS_DIR: &str = "blobs";
 
+/// The largest blob any backend stores: the largest thing the crawler keeps, an archive's
+/// unpacked files (each is at most their total) or the archive itself.
+pub const MAX_BLOB_BYTES: usize = {
+    let unpacked = formats::archive::MAX_UNPACKED_BYTES as usize;
+    let archive = formats::normalize::MAX_ARCHIVE_BYTES;
+    if unpacked > archive {
+        unpacked
+    } else {
+        archive
+    }
+};
+
+/// Refuses bytes over [`MAX_BLOB_BYTES`], as every backend does.
+pub(crate) fn check_size(bytes: &[u8]) -> std::io::Result<()> {
+    if bytes.len() > MAX_BLOB_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "a blob of {} bytes is over the limit of {MAX_BLOB_BYTES} bytes",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A content-addressed store of byte strings. Blocking; async code goes through [`Blobs`].
 pub trait BlobStore: Send + Sync + std::fmt::Debug {
     /// Returns true when the bytes with `digest` are stored.
@@ -33,6 +59,7 @@ pub trait BlobStore: Send + Sync + std::fmt::Debug {
     fn get(&self, digest: &Digest) -> std::io::Result<Option<Vec<u8>>>;
 
     /// Stores `bytes` and returns their digest. Storing bytes already present is cheap.
+    /// Bytes over [`MAX_BLOB_BYTES`] are refused (`InvalidInput`).
     fn put(&self, bytes: &[u8]) -> std::io::Result<Digest>;
 }
 
@@ -119,6 +146,7 @@ impl BlobStore for FileBlobs {
     }
 
     fn put(&self, bytes: &[u8]) -> std::io::Result<Digest> {
+        check_size(bytes)?;
         let digest = Digest::of(bytes);
         let path = self.path(&digest);
         if path.is_file() {

@@ -2,22 +2,24 @@
 //! HTTP cache entries, and content-addressed blobs.
 //!
 //! Callers hold two handles, [`Store`] and [`Blobs`]. Behind each is a backend trait —
-//! [`RecordStore`] and [`HttpCacheStore`] for the store, [`BlobStore`] for the blobs — whose
-//! only implementations today are the embedded ones ([`EmbeddedStore`], one redb file, and
-//! [`FileBlobs`], one file per blob). A server backend (PostgreSQL, for several crawl workers
-//! and serving replicas) implements the same traits and is handed to
-//! [`Store::from_backend`] and [`Blobs::from_backend`]: callers do not change.
+//! [`RecordStore`] and [`HttpCacheStore`] for the store, [`BlobStore`] for the blobs — with
+//! two implementations: the embedded ones, the default ([`EmbeddedStore`], one redb file,
+//! and [`FileBlobs`], one file per blob, in the data directory), and PostgreSQL
+//! ([`PostgresStore`] and [`PostgresBlobs`], one database that several processes share).
+//! [`open`] picks the backend from the store location (`--store`, DESIGN.md §5); callers
+//! hold the same handles whichever it is.
 //!
 //! The traits are blocking on purpose: redb is, the crawl's store writer and the index sync
-//! run on blocking threads already, and a network backend can drive its async client from
-//! the blocking pool with `Handle::block_on`. Async code goes through the handles' `async`
-//! methods, which run each call on the blocking pool, so no database write, blob or large
-//! read holds an async worker. Code that is already on a blocking thread uses
+//! run on blocking threads already, and the PostgreSQL backend drives its async client on a
+//! small runtime of its own, so its blocking calls work from any thread (see [`postgres`]).
+//! Async code goes through the handles' `async` methods, which run each call on the blocking
+//! pool, so no database write, blob or large read holds an async worker. Code that is already on a blocking thread uses
 //! [`Store::blocking`] and [`Blobs::blocking`]. One exception, measured: the crawler's lookup
 //! of an HTTP cache entry (a point read of a few hundred bytes, served from redb's page cache)
 //! is made in place, because handing each of thousands of lookups a second to the blocking
 //! pool cost more than the read (0.71× against 0.83× of a plain HTTP client's throughput at
-//! 20,000 hosts, docs/BENCHMARKS.md).
+//! 20,000 hosts, docs/BENCHMARKS.md). With PostgreSQL that lookup is a network round trip
+//! that holds the async worker meanwhile; it works, but is not measured yet.
 //!
 //! # Layout
 //!
@@ -25,12 +27,13 @@
 //! - `apply`: which records a domain's crawl adds, updates and removes (every backend applies
 //!   the same rule).
 //! - [`embedded`]: the redb backend.
+//! - [`postgres`]: the PostgreSQL backend, its pool and its migrations.
 //! - [`blobs`]: content-addressed bytes ([`Blobs`], [`FileBlobs`]).
 //! - [`report`]: the crawl report (`skillscout crawl --report`), built from domain statuses.
 //!
 //! # Invariants
 //!
-//! - Only this crate touches the crawl database and the blob files.
+//! - Only this crate touches the crawl database (redb file or PostgreSQL) and the blobs.
 //! - Every upsert and delete of a record gets the next number of one change log, so readers
 //!   (the search index, `/v1/changes`) see every change exactly once and in order.
 //! - Writes come in batches ([`RecordStore::apply`] takes many domains), and reads that can
@@ -44,6 +47,7 @@
 mod apply;
 pub mod blobs;
 pub mod embedded;
+pub mod postgres;
 pub mod report;
 pub mod types;
 
@@ -55,8 +59,9 @@ use formats::Domain;
 use time::OffsetDateTime;
 use url::Url;
 
-pub use blobs::{BLOBS_DIR, BlobStore, Blobs, FileBlobs};
+pub use blobs::{BLOBS_DIR, BlobStore, Blobs, FileBlobs, MAX_BLOB_BYTES};
 pub use embedded::{EmbeddedStore, STORE_FILE};
+pub use postgres::{Migrated, PostgresBlobs, PostgresConfig, PostgresStore, SCHEMA_VERSION};
 pub use report::{CrawlReport, DomainReport, Totals};
 pub use types::{
     ApplyStats, CacheEntry, CachingHeaders, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome,
@@ -65,6 +70,46 @@ pub use types::{
 
 /// How many domain statuses one page of [`Store::domains`] reads.
 const DOMAIN_PAGE: usize = 1024;
+
+/// Opens the crawl state at `location` (the `--store` setting, DESIGN.md §5): with `None`
+/// (or an empty string, as an empty environment variable gives), the embedded store and the
+/// file blobs inside `data_dir`, as always; with a `postgres://`
+/// or `postgresql://` URL, the PostgreSQL store and its blobs (one pool for both), after
+/// applying the migrations the database lacks. Any other location is
+/// [`StoreError::InvalidLocation`]; a database migrated by a newer binary is
+/// [`StoreError::SchemaTooNew`].
+pub fn open(location: Option<&str>, data_dir: &Path) -> Result<(Store, Blobs), StoreError> {
+    let Some(location) = location.filter(|location| !location.trim().is_empty()) else {
+        let store = Store::open(data_dir)?;
+        let blobs = Blobs::open(data_dir).map_err(|error| StoreError::Database {
+            location: data_dir.join(BLOBS_DIR).display().to_string(),
+            message: format!("cannot create the blob store: {error}"),
+        })?;
+        return Ok((store, blobs));
+    };
+    if !postgres::is_postgres_url(location) {
+        return Err(StoreError::InvalidLocation {
+            message: "expected a postgres:// or postgresql:// URL (without one, the store is \
+                      the embedded one in the data directory)"
+                .to_owned(),
+        });
+    }
+    let backend = PostgresStore::connect(&PostgresConfig::new(location))?;
+    let blobs = Blobs::from_backend(Arc::new(backend.blobs()));
+    Ok((Store::from_backend(Arc::new(backend)), blobs))
+}
+
+/// Applies the migrations that the PostgreSQL database at `url` lacks, and returns the schema
+/// versions before and after (for an explicit migration step; [`open`] migrates too).
+pub fn migrate(url: &str) -> Result<Migrated, StoreError> {
+    if !postgres::is_postgres_url(url) {
+        return Err(StoreError::InvalidLocation {
+            message: "only a PostgreSQL store (postgres:// or postgresql://) has migrations"
+                .to_owned(),
+        });
+    }
+    postgres::migrate(&PostgresConfig::new(url))
+}
 
 /// Records, their change log and per-domain status. Blocking; see the crate docs.
 pub trait RecordStore: Send + Sync + Debug {

@@ -35,6 +35,35 @@ pub enum StoreError {
         /// Why.
         message: String,
     },
+    /// The database server cannot be reached, or the connection to it was lost: the call may
+    /// succeed later. A write that fails so was not stored (it is one transaction).
+    #[error("crawl store {location} is unavailable: {message}")]
+    Unavailable {
+        /// Where the store is: its server and database (never a password).
+        location: String,
+        /// What failed.
+        message: String,
+    },
+    /// The database was migrated by a newer skillscout than this one: this binary does not
+    /// know its tables and must not write them. Upgrade the binary.
+    #[error(
+        "crawl store {location} has schema version {found}, newer than version {known} that this skillscout knows: upgrade skillscout"
+    )]
+    SchemaTooNew {
+        /// Where the store is.
+        location: String,
+        /// The schema version found in the database.
+        found: i64,
+        /// The newest schema version this binary knows.
+        known: i64,
+    },
+    /// The store location is not one this crate can open: neither the embedded store nor a
+    /// `postgres://` / `postgresql://` URL, or a URL that does not parse.
+    #[error("invalid crawl store location: {message}")]
+    InvalidLocation {
+        /// What is wrong with it (a URL's password is never repeated).
+        message: String,
+    },
 }
 
 /// A record as stored: the normalised skill plus its place in the change log.

@@ -1,12 +1,16 @@
 //! One conformance suite for the `store` traits, run against every backend: each backend gets
-//! a module below that opens it and runs every check of the suite.
+//! a module below that opens it and runs every check of the suite (the `conformance!` macro).
+//!
+//! The PostgreSQL backend runs against the server that `SKILLSCOUT_TEST_POSTGRES` names (a
+//! URL; `scripts/pg-throwaway.sh` starts a throwaway one), each test in a schema of its own.
+//! Without the variable these tests say they skip, unless `CI` is set, where they fail.
 
 use std::path::{Path, PathBuf};
 
 use formats::index;
 use formats::normalize::{self, Fetched, Source};
 use formats::{Digest, Domain, Format, Skill};
-use store::{ApplyStats, CacheEntry, DomainStatus, DomainUpdate, Outcome, Store, Streamed};
+use store::{ApplyStats, Blobs, CacheEntry, DomainStatus, DomainUpdate, Outcome, Store, Streamed};
 use time::OffsetDateTime;
 use time::macros::datetime;
 use url::Url;
@@ -284,33 +288,145 @@ pub(crate) async fn streamed_records_count_as_seen(store: Store) {
     assert_eq!(store.last_seq().await.unwrap(), 6);
 }
 
+/// A domain of many records (more than a backend reads in one page) is visited whole and in
+/// id order, and a crawl that lost most of them removes exactly those; a status that heard
+/// nothing about caching keeps what the previous crawl heard.
+pub(crate) async fn large_domains_are_visited_whole(store: Store) {
+    const RECORDS: usize = 150;
+    const KEPT: usize = 40;
+    let domain: Domain = "example.test".parse().unwrap();
+    let names: Vec<String> = (0..RECORDS)
+        .map(|index| format!("skill-{index:03}"))
+        .collect();
+    let entries: Vec<(&str, &str)> = names.iter().map(|name| (name.as_str(), "S.")).collect();
+    let mut first_status = status(T1, vec![index_url()]);
+    first_status.caching = Some(store::CachingHeaders {
+        validator: true,
+        freshness: false,
+    });
+    let stats = store
+        .apply_domain(&first_status, skills(&entries, T1), T1)
+        .await
+        .unwrap();
+    assert_eq!(stats.added, RECORDS);
+
+    let mut visited = Vec::new();
+    store
+        .blocking()
+        .visit_records_of(&domain, &mut |record| {
+            visited.push(record.skill.name.to_string())
+        })
+        .unwrap();
+    assert_eq!(visited, names);
+
+    let stats = store
+        .apply_domain(
+            &status(T2, vec![index_url()]),
+            skills(&entries[..KEPT], T2),
+            T2,
+        )
+        .await
+        .unwrap();
+    assert_eq!((stats.unchanged, stats.removed), (KEPT, RECORDS - KEPT));
+    let records = store.records_of(&domain).await.unwrap();
+    let live = records
+        .iter()
+        .filter(|record| !record.is_tombstone())
+        .count();
+    assert_eq!((records.len(), live), (RECORDS, KEPT));
+    assert_eq!(store.last_seq().await.unwrap(), (2 * RECORDS - KEPT) as u64);
+    let kept = store.domain(&domain).await.unwrap().unwrap();
+    assert_eq!(kept.caching, first_status.caching);
+}
+
+/// The blob store keeps bytes by digest, once, and refuses what is over the size cap.
+pub(crate) async fn blobs_are_content_addressed(blobs: Blobs) {
+    let digest = blobs.put(b"hello".to_vec()).await.unwrap();
+    assert_eq!(digest, Digest::of(b"hello"));
+    assert!(blobs.contains(&digest).await);
+    assert_eq!(
+        blobs.get(&digest).await.unwrap().as_deref(),
+        Some(&b"hello"[..])
+    );
+    assert_eq!(blobs.put(b"hello".to_vec()).await.unwrap(), digest);
+    assert!(!blobs.contains(&Digest::of(b"other")).await);
+    assert_eq!(blobs.get(&Digest::of(b"other")).await.unwrap(), None);
+    let empty = blobs.put(Vec::new()).await.unwrap();
+    assert_eq!(blobs.get(&empty).await.unwrap(), Some(Vec::new()));
+    let error = blobs
+        .put(vec![0; store::MAX_BLOB_BYTES + 1])
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{error}");
+}
+
+/// A backend the suite runs against: each call opens a new handle on the same state.
+pub(crate) trait Backend {
+    /// Opens a handle on the store.
+    fn store(&self) -> Store;
+    /// Opens a handle on the blobs.
+    fn blobs(&self) -> Blobs;
+}
+
+/// One test per check of the suite, for the backend that `$open` returns (`None`: skip).
+macro_rules! conformance {
+    ($open:expr) => {
+        #[tokio::test]
+        async fn streamed_records_count_as_seen() {
+            let Some(backend) = $open else { return };
+            super::streamed_records_count_as_seen(backend.store()).await;
+        }
+
+        #[tokio::test]
+        async fn incremental_crawls_keep_history_and_tombstones() {
+            let Some(backend) = $open else { return };
+            super::incremental_crawls_keep_history_and_tombstones(backend.store()).await;
+        }
+
+        #[tokio::test]
+        async fn state_survives_reopening_and_domains_do_not_mix() {
+            let Some(backend) = $open else { return };
+            super::state_survives_reopening_and_domains_do_not_mix(|| backend.store()).await;
+        }
+
+        #[tokio::test]
+        async fn domains_come_in_pages() {
+            let Some(backend) = $open else { return };
+            super::domains_come_in_pages(backend.store()).await;
+        }
+
+        #[tokio::test]
+        async fn large_domains_are_visited_whole() {
+            let Some(backend) = $open else { return };
+            super::large_domains_are_visited_whole(backend.store()).await;
+        }
+
+        #[tokio::test]
+        async fn blobs_are_content_addressed() {
+            let Some(backend) = $open else { return };
+            super::blobs_are_content_addressed(backend.blobs()).await;
+        }
+    };
+}
+
 mod embedded {
     use super::*;
 
-    #[tokio::test]
-    async fn streamed_records_count_as_seen() {
-        let dir = tempdir();
-        super::streamed_records_count_as_seen(Store::open(&dir).unwrap()).await;
+    impl Backend for TempDir {
+        fn store(&self) -> Store {
+            Store::open(self).unwrap()
+        }
+
+        fn blobs(&self) -> Blobs {
+            Blobs::open(self).unwrap()
+        }
     }
 
-    #[tokio::test]
-    async fn incremental_crawls_keep_history_and_tombstones() {
-        let dir = tempdir();
-        super::incremental_crawls_keep_history_and_tombstones(Store::open(&dir).unwrap()).await;
-    }
-
-    #[tokio::test]
-    async fn state_survives_reopening_and_domains_do_not_mix() {
-        let dir = tempdir();
-        super::state_survives_reopening_and_domains_do_not_mix(|| Store::open(&dir).unwrap()).await;
-    }
-
-    #[tokio::test]
-    async fn domains_come_in_pages() {
-        let dir = tempdir();
-        super::domains_come_in_pages(Store::open(&dir).unwrap()).await;
-    }
+    conformance!(Some(tempdir()));
 }
+
+#[path = "conformance/postgres.rs"]
+mod postgres;
 
 /// A fresh directory, removed when the guard is dropped.
 struct TempDir(PathBuf);
