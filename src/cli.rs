@@ -33,6 +33,12 @@ pub(crate) struct Cli {
     )]
     pub(crate) data: PathBuf,
 
+    /// Where the crawl state lives: without it, the embedded store in the data directory; a
+    /// `postgres://` (or `postgresql://`) URL, a shared PostgreSQL store. The search index
+    /// stays in the data directory either way.
+    #[arg(long, global = true, env = "SKILLSCOUT_STORE", value_name = "URL")]
+    pub(crate) store: Option<String>,
+
     /// What to do.
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -66,6 +72,10 @@ pub(crate) enum Command {
     /// (seeds/web) on loopback, crawls it, and serves the directory over it. Uses a fresh
     /// temporary data directory unless --data is given.
     Demo(DemoArgs),
+    /// Brings a PostgreSQL store (--store) to the schema this skillscout knows, applying the
+    /// pending migrations; prints the versions before and after. Any process that opens the
+    /// store does the same; this does it ahead of a deploy.
+    Migrate,
 }
 
 /// How to fetch: politeness, limits, and how to reach hosts. Shared by `crawl` and

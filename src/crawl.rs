@@ -19,7 +19,12 @@ use crate::report::{Observers, ReportFile};
 use crate::{ExitStatus, UsageResult, usage};
 
 /// Runs `skillscout crawl`.
-pub(crate) fn run(data: &Path, args: &CrawlArgs, bar: &ActiveBar) -> anyhow::Result<ExitStatus> {
+pub(crate) fn run(
+    data: &Path,
+    store: Option<&str>,
+    args: &CrawlArgs,
+    bar: &ActiveBar,
+) -> anyhow::Result<ExitStatus> {
     let fetch = args.fetch.settings()?;
     if args.concurrency == 0 {
         return Err(usage(anyhow::anyhow!("--concurrency must be at least 1")));
@@ -35,7 +40,7 @@ pub(crate) fn run(data: &Path, args: &CrawlArgs, bar: &ActiveBar) -> anyhow::Res
     if targets.is_empty() {
         return could_not_run(&anyhow::anyhow!("no valid target to crawl"));
     }
-    let (store, blobs) = match open_data(data) {
+    let (store, blobs) = match open_data(data, store) {
         Ok(opened) => opened,
         Err(error) => return could_not_run(&error),
     };
@@ -114,17 +119,43 @@ fn could_not_run(error: &anyhow::Error) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Failure)
 }
 
-/// Opens the store and the blob store in the data directory.
-pub(crate) fn open_data(data: &Path) -> anyhow::Result<(Arc<Store>, Blobs)> {
-    let store = Store::open(data).with_context(|| {
-        format!(
-            "cannot open the data directory {} (is another skillscout using it?)",
-            data.display()
-        )
+/// Opens the crawl store and the blob store: the embedded ones in the data directory, or the
+/// PostgreSQL store at `location` (`--store`).
+pub(crate) fn open_data(
+    data: &Path,
+    location: Option<&str>,
+) -> anyhow::Result<(Arc<Store>, Blobs)> {
+    let embedded = location.is_none_or(|location| location.trim().is_empty());
+    let (store, blobs) = store::open(location, data).with_context(|| {
+        if embedded {
+            format!(
+                "cannot open the data directory {} (is another skillscout using it?)",
+                data.display()
+            )
+        } else {
+            "cannot open the store given by --store".to_owned()
+        }
     })?;
-    let blobs = Blobs::open(data)
-        .with_context(|| format!("cannot create the blob store in {}", data.display()))?;
     Ok((Arc::new(store), blobs))
+}
+
+/// `skillscout migrate`: applies the pending migrations of the PostgreSQL store at `location`.
+pub(crate) fn migrate(location: Option<&str>) -> anyhow::Result<ExitStatus> {
+    let Some(location) = location else {
+        return Err(usage(anyhow::anyhow!(
+            "migrate needs --store postgres://… (or SKILLSCOUT_STORE): the embedded store \
+             migrates itself"
+        )));
+    };
+    let migrated = store::migrate(location).context("cannot migrate the store")?;
+    writeln!(
+        std::io::stdout(),
+        "schema version {} → {}",
+        migrated.from,
+        migrated.to
+    )
+    .context("cannot write to stdout")?;
+    Ok(ExitStatus::Success)
 }
 
 /// Applies the store's new changes to the search index in `DATA/index`.

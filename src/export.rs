@@ -22,6 +22,7 @@ use crate::{ExitStatus, usage};
 /// Runs `skillscout export`.
 pub(crate) fn run(
     data: &Path,
+    location: Option<&str>,
     args: &ExportArgs,
     active: &ActiveBar,
 ) -> anyhow::Result<ExitStatus> {
@@ -38,7 +39,7 @@ pub(crate) fn run(
             dir.display()
         )
     })?;
-    let (store, blobs) = open_data(data)?;
+    let (store, blobs) = open_data(data, location)?;
     let state = AppState::new(index, store, blobs, Tokens::none(), ServeConfig::default());
     let request = ExportRequest {
         query: args.query.trim().to_owned(),

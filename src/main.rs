@@ -105,12 +105,13 @@ fn main() -> ExitCode {
         .init();
 
     let result = match &cli.command {
-        Command::Crawl(args) => crawl::run(&cli.data, args, &bar),
+        Command::Crawl(args) => crawl::run(&cli.data, cli.store.as_deref(), args, &bar),
         Command::Validate(args) => validate::run(args),
         Command::Search(args) => search::run(&cli.data, args),
-        Command::Serve(args) => serve::run(&cli.data, args),
-        Command::Export(args) => export::run(&cli.data, args, &bar),
+        Command::Serve(args) => serve::run(&cli.data, cli.store.as_deref(), args),
+        Command::Export(args) => export::run(&cli.data, cli.store.as_deref(), args, &bar),
         Command::Demo(args) => demo::run(data_given.then_some(cli.data.as_path()), args),
+        Command::Migrate => crawl::migrate(cli.store.as_deref()),
     };
     match result {
         Ok(status) => status.into(),

@@ -24,7 +24,11 @@ use crate::crawl::{open_data, read_seeds};
 use crate::{ExitStatus, usage};
 
 /// Runs `skillscout serve`.
-pub(crate) fn run(data: &Path, args: &ServeArgs) -> anyhow::Result<ExitStatus> {
+pub(crate) fn run(
+    data: &Path,
+    location: Option<&str>,
+    args: &ServeArgs,
+) -> anyhow::Result<ExitStatus> {
     if args.max_in_flight == 0 {
         return Err(usage(anyhow::anyhow!("--max-in-flight must be at least 1")));
     }
@@ -61,7 +65,7 @@ pub(crate) fn run(data: &Path, args: &ServeArgs) -> anyhow::Result<ExitStatus> {
         None => Tokens::none(),
     };
     runtime()?.block_on(async {
-        let directory = Directory::open(data).await?;
+        let directory = Directory::open(data, location).await?;
         let listener = bind(args.addr).await?;
         let shutdown = Shutdown::on_signals();
         let state = directory.state(
@@ -125,11 +129,13 @@ pub(crate) struct Directory {
 }
 
 impl Directory {
-    /// Opens the data directory and syncs the index with the store.
-    pub(crate) async fn open(data: &Path) -> anyhow::Result<Directory> {
+    /// Opens the data directory (and the store at `location`, when given) and syncs the
+    /// index with the store.
+    pub(crate) async fn open(data: &Path, location: Option<&str>) -> anyhow::Result<Directory> {
         let data = data.to_owned();
+        let location = location.map(str::to_owned);
         let directory = tokio::task::spawn_blocking(move || -> anyhow::Result<Directory> {
-            let (store, blobs) = open_data(&data)?;
+            let (store, blobs) = open_data(&data, location.as_deref())?;
             let index_dir = data.join(indexer::INDEX_DIR);
             let Index { writer, search } =
                 Index::open_or_create(&index_dir, IndexConfig::default())

@@ -7,6 +7,7 @@ mod serve;
 #[path = "../../crawler/tests/it/server.rs"]
 #[allow(dead_code)]
 mod server;
+mod store;
 mod terminal;
 mod util;
 mod validate;
