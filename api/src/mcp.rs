@@ -112,7 +112,12 @@ pub(crate) fn service(state: &AppState) -> StreamableHttpService<Directory, Neve
     if let Some(host) = public.host_str() {
         hosts.push(host.trim_matches(['[', ']']).to_owned());
     }
-    let origin = public.origin().ascii_serialization();
+    // With its port spelled out: a browser sends `Origin` without the scheme's default port,
+    // and the transport reads a missing port as that default.
+    let origin = match (public.host_str(), public.port_or_known_default()) {
+        (Some(host), Some(port)) => format!("{}://{host}:{port}", public.scheme()),
+        _ => public.origin().ascii_serialization(),
+    };
     let transport = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
