@@ -18,6 +18,9 @@
 //!    retried with backoff, a timeout is not retried;
 //! 7. redirects are followed by hand, each hop going through steps 1-6 again; credentials are
 //!    attached per hop, so they never follow a redirect to another host.
+//!
+//! [`Session::post`] sends a JSON-RPC call (an MCP endpoint's) through steps 1, 2 and 4-6;
+//! it is never cached, and follows only a `307`/`308` to the same origin.
 
 pub mod guard;
 pub mod tls;
@@ -102,6 +105,21 @@ pub struct Response {
     pub from_cache: bool,
     /// What the origin's answer said about caching; `None` for a fresh entry of our cache.
     pub caching: Option<CachingHeaders>,
+}
+
+/// The answer to a [`Session::post`], whatever its status.
+#[derive(Debug, Clone)]
+pub struct PostResponse {
+    /// The URL that answered, after same-origin redirects.
+    pub url: Url,
+    /// The status.
+    pub status: StatusCode,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// The `Content-Type`, if any.
+    pub content_type: Option<String>,
+    /// The body of a success or a client error; empty otherwise.
+    pub body: Vec<u8>,
 }
 
 /// How many bytes of a body to accept.
@@ -411,7 +429,14 @@ impl Session<'_> {
         loop {
             self.check_destination(&current).await?;
             let exchange = self
-                .exchange(&current, conditional.as_ref(), limit, true, !downgraded)
+                .exchange(
+                    &current,
+                    conditional.as_ref(),
+                    None,
+                    limit,
+                    true,
+                    !downgraded,
+                )
                 .await?;
             let status = exchange.status;
 
@@ -497,7 +522,9 @@ impl Session<'_> {
         let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
         for _ in 0..=self.fetcher.settings.max_redirects {
             check_scheme_and_literal(&current, self.fetcher.settings.allow_private)?;
-            let exchange = self.exchange(&current, None, limit, false, false).await?;
+            let exchange = self
+                .exchange(&current, None, None, limit, false, false)
+                .await?;
             if exchange.status.is_redirection() && exchange.status != StatusCode::NOT_MODIFIED {
                 let next = redirect_target(&current, &exchange.headers)?;
                 if !visited.insert(next.clone()) {
@@ -511,6 +538,76 @@ impl Session<'_> {
                 continue;
             }
             return Ok((exchange.status, exchange.body));
+        }
+        Err(FetchFailure::new(
+            Code::TooManyRedirects,
+            url,
+            format!(
+                "more than {} redirects",
+                self.fetcher.settings.max_redirects
+            ),
+        ))
+    }
+
+    /// POSTs `body` to `url` politely (the address guard, robots.txt, the host's turn,
+    /// retries) and returns the answer whatever its status, with its body for a success or a
+    /// client error. Nothing is cached (RFC 9111 §9.3.3: POST answers are not reused here).
+    /// Only a `307` or `308` to the same origin is followed, with the same body: a POST is
+    /// never replayed to another origin, nor turned into a GET by a `301`-`303`.
+    pub async fn post(
+        &mut self,
+        url: &Url,
+        headers: &HeaderMap,
+        body: &[u8],
+        limit: usize,
+    ) -> Result<PostResponse, FetchFailure> {
+        let mut current = url.clone();
+        let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
+        for _ in 0..=self.fetcher.settings.max_redirects {
+            self.check_destination(&current).await?;
+            let exchange = self
+                .exchange(
+                    &current,
+                    Some(headers),
+                    Some(body),
+                    BodyLimit::Fail(limit),
+                    true,
+                    true,
+                )
+                .await?;
+            let status = exchange.status;
+            if !status.is_redirection() {
+                return Ok(PostResponse {
+                    url: current,
+                    status,
+                    content_type: header_text(&exchange.headers, CONTENT_TYPE),
+                    headers: exchange.headers,
+                    body: exchange.body,
+                });
+            }
+            let next = redirect_target(&current, &exchange.headers)?;
+            let keeps_method = matches!(
+                status,
+                StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
+            );
+            if !keeps_method || next.origin() != current.origin() {
+                return Err(FetchFailure::new(
+                    Code::InvalidRedirect,
+                    &current,
+                    format!(
+                        "a POST answered {} to {next}; only a 307 or 308 to the same origin is followed",
+                        status.as_u16()
+                    ),
+                ));
+            }
+            if !visited.insert(next.clone()) {
+                return Err(FetchFailure::new(
+                    Code::RedirectLoop,
+                    &current,
+                    format!("redirects back to {next}, already visited"),
+                ));
+            }
+            current = next;
         }
         Err(FetchFailure::new(
             Code::TooManyRedirects,
@@ -546,11 +643,15 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// One request on the wire, with the host's turn, retries and the body read whole.
+    /// One request on the wire, with the host's turn, retries and the body read whole: a GET,
+    /// or a POST of `post_body` (whose body is read for client errors too, since a JSON-RPC
+    /// server explains a 4xx in it). `headers` go with it (conditional headers of a
+    /// revalidation, or a POST's).
     async fn exchange(
         &mut self,
         url: &Url,
-        conditional: Option<&HeaderMap>,
+        headers: Option<&HeaderMap>,
+        post_body: Option<&[u8]>,
         limit: BodyLimit,
         use_crawl_delay: bool,
         send_credentials: bool,
@@ -581,15 +682,16 @@ impl Session<'_> {
                 slot.resume().await;
             }
             self.requests += 1;
-            let mut request = self
-                .client
-                .get(url.as_str())
-                .header(USER_AGENT, settings.user_agent.as_str());
+            let request = match post_body {
+                Some(body) => self.client.post(url.as_str()).body(body.to_vec()),
+                None => self.client.get(url.as_str()),
+            };
+            let mut request = request.header(USER_AGENT, settings.user_agent.as_str());
             if send_credentials && let Some(headers) = settings.credentials.for_url(url) {
                 request = request.headers(headers.clone());
             }
-            if let Some(conditional) = conditional {
-                request = request.headers(conditional.clone());
+            if let Some(headers) = headers {
+                request = request.headers(headers.clone());
             }
             let outcome = request.send().await;
             let response = match outcome {
@@ -660,7 +762,8 @@ impl Session<'_> {
                 ));
             }
             let headers = response.headers().clone();
-            let body = if status.is_success() {
+            let read_error_body = post_body.is_some() && status.is_client_error();
+            let body = if status.is_success() || read_error_body {
                 read_body(url, response, limit).await?
             } else {
                 Vec::new()
