@@ -59,6 +59,8 @@ struct Behaviour {
     legacy_only: bool,
     /// When set, only this many of `skills` are listed (a test changes it between crawls).
     listed: Option<Arc<AtomicUsize>>,
+    /// Answer with `application/json` rather than event streams (stateless server).
+    json_response: bool,
 }
 
 #[derive(Clone)]
@@ -157,13 +159,16 @@ struct McpServer {
 
 impl McpServer {
     async fn start(behaviour: Behaviour, robots: Option<&'static str>) -> McpServer {
+        let json_response = behaviour.json_response;
         let behaviour = Arc::new(behaviour);
         let service = StreamableHttpService::new(
             move || Ok(Handler(Arc::clone(&behaviour))),
             Arc::new(LocalSessionManager::default()),
             StreamableHttpServerConfig::default()
                 .disable_allowed_hosts()
-                .with_sse_keep_alive(None),
+                .with_sse_keep_alive(None)
+                .with_legacy_session_mode(!json_response)
+                .with_json_response(json_response),
         );
         let hits: Arc<Mutex<Vec<Hit>>> = Arc::default();
         let router = Router::new()
@@ -617,4 +622,192 @@ async fn an_endpoint_that_is_not_there_is_not_found() {
         .await;
     let line = domain(&report, &server.domain());
     assert_eq!(line.outcome, Outcome::NotFound, "{line:#?}");
+}
+
+#[tokio::test]
+async fn skills_that_share_a_name_are_all_kept() {
+    let mut first = honest("pdf", "The first.", &[]);
+    let mut second = honest("pdf", "The second.", &[]);
+    for (served, folder) in [(&mut first, "b"), (&mut second, "a")] {
+        // The same name under two folders: skill://b/pdf/SKILL.md and skill://a/pdf/SKILL.md.
+        let text = served.files[0].1.clone();
+        let uri = format!("skill://{folder}/pdf/SKILL.md");
+        served.files = vec![(uri.clone(), text.clone())];
+        served.entry.uri = uri.clone();
+        served.entry.resources =
+            SkillResources::Files(vec![SkillResource::from_bytes(uri, text.as_bytes())]);
+    }
+    let server = McpServer::start(
+        Behaviour {
+            skills: vec![first, second],
+            ..Behaviour::default()
+        },
+        None,
+    )
+    .await;
+    let data = Data::new();
+    let report = server.crawl(&data, server.config()).await;
+    let line = domain(&report, &server.domain());
+    assert_eq!(line.skills, 2, "{line:#?}");
+    let kept = record(&data, &format!("{}/pdf", server.domain()));
+    assert_eq!(kept.description, "The second.", "skill://a/… sorts first");
+    let renamed = record(&data, &format!("{}/pdf~2", server.domain()));
+    assert_eq!(renamed.description, "The first.");
+    assert!(codes(&renamed).contains(&Code::DuplicateName));
+    assert_eq!(renamed.verdict(), Verdict::Valid);
+}
+
+#[tokio::test]
+async fn json_answers_are_read_as_well_as_event_streams() {
+    let server = McpServer::start(
+        Behaviour {
+            skills: vec![honest("plain", "Answers in JSON.", &[("n.txt", "n")])],
+            json_response: true,
+            ..Behaviour::default()
+        },
+        None,
+    )
+    .await;
+    let data = Data::new();
+    let report = server.crawl(&data, server.config()).await;
+    let line = domain(&report, &server.domain());
+    assert_eq!(line.outcome, Outcome::Ok, "{line:#?}");
+    assert_eq!(
+        serde_json::to_value(&line.formats).unwrap(),
+        serde_json::json!(["mcp-skills"])
+    );
+    let skill = record(&data, &format!("{}/plain", server.domain()));
+    assert_eq!(skill.verdict(), Verdict::Valid, "{:#?}", skill.diagnostics);
+}
+
+/// A hand-written endpoint: `answer` gets each POST's `Mcp-Method` and JSON-RPC id and
+/// returns the response; requests are logged like the rmcp server's.
+async fn scripted<F>(answer: F) -> McpServer
+where
+    F: Fn(&str, u64, usize) -> Response + Clone + Send + Sync + 'static,
+{
+    let calls = Arc::new(AtomicUsize::new(0));
+    let hits: Arc<Mutex<Vec<Hit>>> = Arc::default();
+    let router = Router::new()
+        .route(
+            "/mcp",
+            axum::routing::post(
+                move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                    let answer = answer.clone();
+                    let calls = Arc::clone(&calls);
+                    async move {
+                        let method = headers
+                            .get("mcp-method")
+                            .and_then(|value| value.to_str().ok())
+                            .unwrap_or_default()
+                            .to_owned();
+                        let id = serde_json::from_slice::<serde_json::Value>(&body)
+                            .ok()
+                            .and_then(|body| body["id"].as_u64())
+                            .unwrap_or(0);
+                        answer(&method, id, calls.fetch_add(1, Ordering::SeqCst))
+                    }
+                },
+            ),
+        )
+        .layer(middleware::from_fn_with_state(Arc::clone(&hits), log));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    McpServer { port, hits }
+}
+
+fn rpc_result(id: u64, result: serde_json::Value) -> Response {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result});
+    Response::builder()
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap()
+}
+
+fn capabilities() -> serde_json::Value {
+    serde_json::json!({
+        "capabilities": {"resources": {}, "extensions": {formats::mcp::SKILLS_EXTENSION_ID: {}}}
+    })
+}
+
+#[tokio::test]
+async fn a_rate_limited_call_waits_and_is_retried() {
+    let server = scripted(|method, id, call| match method {
+        "server/discover" => rpc_result(id, capabilities()),
+        "skills/list" if call == 1 => Response::builder()
+            .status(429)
+            .header("retry-after", "1")
+            .body(axum::body::Body::empty())
+            .unwrap(),
+        "skills/list" => rpc_result(id, serde_json::json!({"skills": []})),
+        _ => Response::builder()
+            .status(400)
+            .body(axum::body::Body::empty())
+            .unwrap(),
+    })
+    .await;
+    let data = Data::new();
+    let report = server.crawl(&data, server.config()).await;
+    let line = domain(&report, &server.domain());
+    assert_eq!(line.outcome, Outcome::Ok, "{line:#?}");
+    let lists: Vec<Hit> = server
+        .hits()
+        .into_iter()
+        .filter(|hit| hit.mcp_method == "skills/list")
+        .collect();
+    assert_eq!(lists.len(), 2);
+    let waited = lists[1]
+        .started
+        .saturating_duration_since(lists[0].finished);
+    assert!(waited >= Duration::from_millis(900), "{waited:?}");
+}
+
+#[tokio::test]
+async fn a_post_is_not_redirected_to_another_origin_nor_turned_into_a_get() {
+    for (status, location) in [
+        (307, "http://elsewhere.test/mcp"),
+        (303, "/mcp2"),
+        (302, "/mcp2"),
+    ] {
+        let server = scripted(move |_, _, _| {
+            Response::builder()
+                .status(status)
+                .header("location", location)
+                .body(axum::body::Body::empty())
+                .unwrap()
+        })
+        .await;
+        let data = Data::new();
+        let report = server.crawl(&data, server.config()).await;
+        let line = domain(&report, &server.domain());
+        assert_eq!(line.outcome, Outcome::Error, "{status}: {line:#?}");
+        assert_eq!(error_codes(line), ["invalid_redirect"], "{status}");
+        assert_eq!(
+            server.methods(),
+            ["GET", "server/discover"],
+            "{status}: robots.txt, then the POST, not followed"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_server_error_to_discover_is_not_taken_for_an_older_server() {
+    let server = scripted(|_, _, _| {
+        Response::builder()
+            .status(500)
+            .body(axum::body::Body::empty())
+            .unwrap()
+    })
+    .await;
+    let data = Data::new();
+    let report = server.crawl(&data, server.config()).await;
+    let line = domain(&report, &server.domain());
+    assert_eq!(line.outcome, Outcome::Error, "{line:#?}");
+    assert_eq!(error_codes(line), ["http_status"]);
+    assert_eq!(
+        server.methods(),
+        ["GET", "server/discover"],
+        "no initialize after a 500"
+    );
 }

@@ -51,6 +51,19 @@ enum CallError {
 }
 
 impl CallError {
+    /// True when the answer to `server/discover` is how a server of the older protocols
+    /// refuses it: a JSON-RPC error, or a 4xx other than 401 and 403.
+    fn means_older_protocol(&self) -> bool {
+        match self {
+            CallError::Rpc(_) => true,
+            CallError::Status(status, _) => {
+                status.is_client_error()
+                    && !matches!(*status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
+            }
+            CallError::Fetch(_) => false,
+        }
+    }
+
     /// Returns the failure as the crawl records it.
     fn failure(&self, url: &Url, method: &str) -> FetchFailure {
         match self {
@@ -180,10 +193,14 @@ impl Client<'_, '_> {
         let discovered = self.call("server/discover", Map::new(), None, limit).await;
         let first_failure = match discovered {
             Ok((result, _)) => return Ok(Some(result)),
-            Err(CallError::Fetch(failure)) => return Err(failure),
             // A server of the older protocols does not know `server/discover`: it answers a
             // 4xx or a JSON-RPC error (method not found, unsupported version, no session).
-            Err(error) => error.failure(self.endpoint, "server/discover"),
+            // Authentication failures, server errors and failed requests are not that, and a
+            // second request would meet them again.
+            Err(error) if error.means_older_protocol() => {
+                error.failure(self.endpoint, "server/discover")
+            }
+            Err(error) => return Err(error.failure(self.endpoint, "server/discover")),
         };
         tracing::debug!(endpoint = %self.endpoint, failure = %first_failure.message, "falling back to initialize");
         let mut last = Err(first_failure);
@@ -208,7 +225,11 @@ impl Client<'_, '_> {
                 Err(CallError::Status(StatusCode::NOT_FOUND | StatusCode::GONE, _)) => {
                     return Ok(None);
                 }
-                Err(error) => last = Err(error.failure(self.endpoint, "initialize")),
+                // A JSON-RPC error may refuse the version offered: offer the next one.
+                Err(error @ CallError::Rpc(_)) => {
+                    last = Err(error.failure(self.endpoint, "initialize"));
+                }
+                Err(error) => return Err(error.failure(self.endpoint, "initialize")),
             }
         }
         last
