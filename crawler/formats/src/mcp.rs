@@ -36,6 +36,9 @@ pub const MAX_LIST_PAGES: usize = 50;
 pub const MAX_ENDPOINT_SKILLS: usize = 2000;
 /// The largest answer accepted to `server/discover`, `initialize` or one `skills/list` page.
 pub const MAX_LIST_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
+/// The most bytes of `skills/list` answers read from one endpoint, all pages together: the
+/// listing is held whole while it is checked, so it is bounded whatever the page count.
+pub const MAX_LISTING_BYTES: usize = 8 * 1024 * 1024;
 /// The largest answer accepted to one `resources/read`: a file is at most
 /// [`MAX_SKILL_BYTES`], and JSON string escapes or base64 make it bigger on the wire.
 pub const MAX_READ_RESPONSE_BYTES: usize = 48 * 1024 * 1024;

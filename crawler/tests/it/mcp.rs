@@ -811,3 +811,70 @@ async fn a_server_error_to_discover_is_not_taken_for_an_older_server() {
         "no initialize after a 500"
     );
 }
+
+#[tokio::test]
+async fn the_listing_is_read_up_to_its_page_cap() {
+    let pages = formats::mcp::MAX_LIST_PAGES;
+    let skills: Vec<Served> = (0..=pages)
+        .map(|n| honest(&format!("s{n}"), "One of many.", &[]))
+        .collect();
+    let server = McpServer::start(
+        Behaviour {
+            skills,
+            page_size: 1,
+            ..Behaviour::default()
+        },
+        None,
+    )
+    .await;
+    let data = Data::new();
+    let report = server.crawl(&data, server.config()).await;
+    let line = domain(&report, &server.domain());
+    assert_eq!(line.outcome, Outcome::Ok, "{line:#?}");
+    assert_eq!(line.skills, pages);
+    let lists = server
+        .methods()
+        .iter()
+        .filter(|m| *m == "skills/list")
+        .count();
+    assert_eq!(lists, pages);
+    let status = data
+        .store
+        .blocking()
+        .domain(&server.domain().parse().unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(
+        status
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Code::TooManyEntries),
+        "{:?}",
+        status.diagnostics
+    );
+}
+
+#[tokio::test]
+async fn a_cursor_handed_out_twice_ends_the_listing() {
+    let server = scripted(|method, id, _| match method {
+        "server/discover" => rpc_result(id, capabilities()),
+        "skills/list" => rpc_result(id, serde_json::json!({"skills": [], "nextCursor": "again"})),
+        _ => Response::builder()
+            .status(400)
+            .body(axum::body::Body::empty())
+            .unwrap(),
+    })
+    .await;
+    let data = Data::new();
+    let report = server.crawl(&data, server.config()).await;
+    assert_eq!(domain(&report, &server.domain()).outcome, Outcome::Ok);
+    let lists = server
+        .methods()
+        .iter()
+        .filter(|m| *m == "skills/list")
+        .count();
+    assert_eq!(
+        lists, 2,
+        "the first page, then the cursor seen a second time"
+    );
+}

@@ -168,9 +168,15 @@ pub fn mcp_skill(
     let differences = mcp::compare_frontmatter(&listed.frontmatter, &parsed.frontmatter);
     if !differences.is_empty() {
         // SEP-2640: a frontmatter that differs from the listing fails verification as a
-        // digest mismatch does.
+        // digest mismatch does. When the frontmatter could not be read at all, say why too.
         skill.digest_status = DigestStatus::Mismatch;
         skill.diagnostics.extend(differences);
+        skill.diagnostics.extend(
+            parsed
+                .diagnostics
+                .into_iter()
+                .filter(|diagnostic| unreadable_frontmatter(diagnostic.code)),
+        );
         return skill;
     }
     // The listing's name checks already said what is wrong with the name; the parser's
@@ -191,6 +197,19 @@ pub fn mcp_skill(
     }
     apply_skill_md(&mut skill, parsed);
     skill
+}
+
+/// Codes that say a SKILL.md's frontmatter could not be read at all.
+fn unreadable_frontmatter(code: Code) -> bool {
+    matches!(
+        code,
+        Code::InvalidUtf8
+            | Code::MissingFrontmatter
+            | Code::UnclosedFrontmatter
+            | Code::InvalidYaml
+            | Code::YamlLimit
+            | Code::FrontmatterNotMapping
+    )
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! The conversation: `server/discover` on protocol 2026-07-28 (no handshake, no session);
 //! when the server does not understand it (a 4xx or a JSON-RPC error), `initialize` on an older
 //! protocol, `notifications/initialized`, and the `Mcp-Session-Id` the server hands out.
-//! Then `skills/list` page by page (at most [`mcp::MAX_LIST_PAGES`] pages and
-//! [`mcp::MAX_ENDPOINT_SKILLS`] skills), and `resources/read` for each listed file, SKILL.md
+//! Then `skills/list` page by page (at most [`mcp::MAX_LIST_PAGES`] pages,
+//! [`mcp::MAX_LISTING_BYTES`] and [`mcp::MAX_ENDPOINT_SKILLS`] skills), and `resources/read` for each listed file, SKILL.md
 //! first, each file checked (size, then digest) as it arrives so that a lying skill costs no
 //! further request. A file whose digest the blob store already holds is not read again.
 
@@ -91,6 +91,13 @@ impl CallError {
     }
 }
 
+/// A call's result, with the answer's headers and size.
+struct Answer {
+    result: Value,
+    headers: HeaderMap,
+    bytes: usize,
+}
+
 /// One conversation with an endpoint.
 struct Client<'a, 's> {
     session: &'a mut Session<'s>,
@@ -132,7 +139,7 @@ impl Client<'_, '_> {
         params: Map<String, Value>,
         name: Option<&str>,
         limit: usize,
-    ) -> Result<(Value, HeaderMap), CallError> {
+    ) -> Result<Answer, CallError> {
         self.next_id += 1;
         let id = self.next_id;
         let body = if method == "initialize" {
@@ -155,7 +162,11 @@ impl Client<'_, '_> {
             return Err(CallError::Status(response.status, parsed.err()));
         }
         match parsed {
-            Ok(result) => Ok((result, response.headers)),
+            Ok(result) => Ok(Answer {
+                result,
+                headers: response.headers,
+                bytes: response.body.len(),
+            }),
             Err(rpc) => Err(CallError::Rpc(rpc)),
         }
     }
@@ -192,7 +203,7 @@ impl Client<'_, '_> {
         let limit = mcp::MAX_LIST_RESPONSE_BYTES;
         let discovered = self.call("server/discover", Map::new(), None, limit).await;
         let first_failure = match discovered {
-            Ok((result, _)) => return Ok(Some(result)),
+            Ok(answer) => return Ok(Some(answer.result)),
             // A server of the older protocols does not know `server/discover`: it answers a
             // 4xx or a JSON-RPC error (method not found, unsupported version, no session).
             // Authentication failures, server errors and failed requests are not that, and a
@@ -209,7 +220,9 @@ impl Client<'_, '_> {
             let mut params = Map::new();
             params.insert("protocolVersion".to_owned(), json!(version));
             match self.call("initialize", params, None, limit).await {
-                Ok((result, headers)) => {
+                Ok(Answer {
+                    result, headers, ..
+                }) => {
                     // The server may pick another version it knows; ours is only sent in the
                     // header when it is one we offer.
                     if let Some(picked) = result.get("protocolVersion").and_then(Value::as_str)
@@ -329,6 +342,7 @@ async fn list_skills(
     let mut entries: Vec<Value> = Vec::new();
     let mut cursor: Option<String> = None;
     let mut cursors_seen = std::collections::HashSet::new();
+    let mut listing_bytes = 0;
     for page in 0.. {
         if page == mcp::MAX_LIST_PAGES {
             list.read.diagnostics.push(
@@ -351,8 +365,11 @@ async fn list_skills(
             .call("skills/list", params, None, mcp::MAX_LIST_RESPONSE_BYTES)
             .await;
         let parsed = match result {
-            Ok((result, _)) => mcp::parse_list_page(&result)
-                .map_err(|problem| FetchFailure::new(Code::McpProtocol, endpoint, problem)),
+            Ok(answer) => {
+                listing_bytes += answer.bytes;
+                mcp::parse_list_page(&answer.result)
+                    .map_err(|problem| FetchFailure::new(Code::McpProtocol, endpoint, problem))
+            }
             Err(error) => Err(error.failure(endpoint, "skills/list")),
         };
         let page_read = match parsed {
@@ -367,6 +384,19 @@ async fn list_skills(
             }
         };
         entries.extend(page_read.skills);
+        if listing_bytes > mcp::MAX_LISTING_BYTES && page_read.next_cursor.is_some() {
+            list.read.diagnostics.push(
+                Diagnostic::new(
+                    Code::TooLarge,
+                    format!(
+                        "skills/list answers add up to more than {} bytes; the rest is not read",
+                        mcp::MAX_LISTING_BYTES
+                    ),
+                )
+                .as_warning(),
+            );
+            break;
+        }
         if entries.len() > mcp::MAX_ENDPOINT_SKILLS {
             entries.truncate(mcp::MAX_ENDPOINT_SKILLS);
             list.read.diagnostics.push(
@@ -461,7 +491,7 @@ async fn read_resource(
         .call("resources/read", params, Some(uri), limit)
         .await
     {
-        Ok((result, _)) => mcp::read_contents(&result, uri)
+        Ok(answer) => mcp::read_contents(&answer.result, uri)
             .map_err(|problem| Diagnostic::new(Code::McpProtocol, format!("{uri}: {problem}"))),
         Err(error) => {
             let failure = error.failure(&endpoint, "resources/read");

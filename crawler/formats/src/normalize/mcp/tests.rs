@@ -216,3 +216,22 @@ fn refused_entries_are_never_read() {
     assert!(skill.diagnostics.iter().any(|d| d.code == Code::TooLarge));
     assert_eq!(skill.verdict(), Verdict::Invalid);
 }
+
+#[test]
+fn an_unreadable_frontmatter_says_why() {
+    let text = "no frontmatter here\n";
+    let entry = json!({"uri": "skill://pdf/SKILL.md", "frontmatter": good_frontmatter(), "resources": [
+        {"uri": "skill://pdf/SKILL.md", "digest": Digest::of(text.as_bytes()).to_string(), "size": text.len()},
+    ]});
+    let listed = read_listing(&[entry]).skills.remove(0);
+    let skill = mcp_skill(
+        &source(),
+        &listed,
+        &reads(text.as_bytes(), SCRIPT)[..1],
+        SEEN,
+    );
+    assert_eq!(skill.digest_status, DigestStatus::Mismatch);
+    let codes: Vec<Code> = skill.diagnostics.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&Code::FrontmatterMismatch), "{codes:?}");
+    assert!(codes.contains(&Code::MissingFrontmatter), "{codes:?}");
+}
