@@ -330,3 +330,75 @@ fn frontmatter_compared_field_by_field() {
         ]
     );
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// URIs, names and paths close to the real ones, with junk mixed in.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "skill://[a-z]{0,3}(/[a-z.%~-]{0,4}){0,3}/SKILL\\.md",
+            "skill://[a-z]{1,3}/[a-z.%/\\\\?#-]{0,8}",
+            "\\PC{0,12}",
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<u64>().prop_map(Value::from),
+            text().prop_map(Value::from),
+            "sha256:[0-9a-f]{64}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(
+                    prop_oneof![
+                        Just("uri".to_owned()),
+                        Just("frontmatter".to_owned()),
+                        Just("resources".to_owned()),
+                        Just("name".to_owned()),
+                        Just("digest".to_owned()),
+                        Just("size".to_owned()),
+                        "[a-z]{1,4}",
+                    ],
+                    inner,
+                    0..5
+                )
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn any_listing_is_read_without_panic(entries in prop::collection::vec(value(), 0..6)) {
+            let listing = read_listing(&entries);
+            let mut keys = BTreeSet::new();
+            for skill in &listing.skills {
+                prop_assert!(keys.insert(skill.slug.to_string()), "two skills keyed {}", skill.slug);
+                prop_assert!(skill.uri.ends_with("/SKILL.md"));
+                if let ListedFiles::Files(files) = &skill.files
+                    && !skill.refused
+                {
+                    prop_assert_eq!(files[0].path.as_str(), SKILL_MD);
+                    for file in files {
+                        prop_assert!(!file.path.split('/').any(|s| s.is_empty() || s == ".."));
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn any_answer_is_read_without_panic(body in "\\PC{0,80}", stream in any::<bool>()) {
+            let content_type = stream.then_some("text/event-stream");
+            let _ = parse_response(body.as_bytes(), content_type, 1);
+            let _ = read_contents(&json!({"contents": [{"uri": "u", "blob": body}]}), "u");
+        }
+    }
+}
