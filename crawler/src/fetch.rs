@@ -271,6 +271,14 @@ pub struct Session<'f> {
     slot: Option<CrawlSlot>,
 }
 
+/// The method of a request on the wire, with a POST's body.
+#[derive(Debug, Clone, Copy)]
+enum Verb<'b> {
+    Get,
+    Post(&'b [u8]),
+    Delete,
+}
+
 /// What one request on the wire gave.
 struct Exchange {
     status: StatusCode,
@@ -432,7 +440,7 @@ impl Session<'_> {
                 .exchange(
                     &current,
                     conditional.as_ref(),
-                    None,
+                    Verb::Get,
                     limit,
                     true,
                     !downgraded,
@@ -523,7 +531,7 @@ impl Session<'_> {
         for _ in 0..=self.fetcher.settings.max_redirects {
             check_scheme_and_literal(&current, self.fetcher.settings.allow_private)?;
             let exchange = self
-                .exchange(&current, None, None, limit, false, false)
+                .exchange(&current, None, Verb::Get, limit, false, false)
                 .await?;
             if exchange.status.is_redirection() && exchange.status != StatusCode::NOT_MODIFIED {
                 let next = redirect_target(&current, &exchange.headers)?;
@@ -569,7 +577,7 @@ impl Session<'_> {
                 .exchange(
                     &current,
                     Some(headers),
-                    Some(body),
+                    Verb::Post(body),
                     BodyLimit::Fail(limit),
                     true,
                     true,
@@ -619,6 +627,27 @@ impl Session<'_> {
         ))
     }
 
+    /// Sends a DELETE to `url` politely (the address guard, robots.txt, the host's turn) and
+    /// returns its status; redirects are not followed. MCP clients end a session this way.
+    pub async fn delete(
+        &mut self,
+        url: &Url,
+        headers: &HeaderMap,
+    ) -> Result<StatusCode, FetchFailure> {
+        self.check_destination(url).await?;
+        let exchange = self
+            .exchange(
+                url,
+                Some(headers),
+                Verb::Delete,
+                BodyLimit::Truncate(0),
+                true,
+                true,
+            )
+            .await?;
+        Ok(exchange.status)
+    }
+
     /// The SSRF guard for literal addresses and robots.txt, for one hop.
     async fn check_destination(&mut self, url: &Url) -> Result<(), FetchFailure> {
         check_scheme_and_literal(url, self.fetcher.settings.allow_private)?;
@@ -644,14 +673,14 @@ impl Session<'_> {
     }
 
     /// One request on the wire, with the host's turn, retries and the body read whole: a GET,
-    /// or a POST of `post_body` (whose body is read for client errors too, since a JSON-RPC
-    /// server explains a 4xx in it). `headers` go with it (conditional headers of a
-    /// revalidation, or a POST's).
+    /// a POST (whose body is read for client errors too, since a JSON-RPC server explains a
+    /// 4xx in it) or a DELETE. `headers` go with it (conditional headers of a revalidation, or
+    /// a POST's).
     async fn exchange(
         &mut self,
         url: &Url,
         headers: Option<&HeaderMap>,
-        post_body: Option<&[u8]>,
+        verb: Verb<'_>,
         limit: BodyLimit,
         use_crawl_delay: bool,
         send_credentials: bool,
@@ -682,9 +711,10 @@ impl Session<'_> {
                 slot.resume().await;
             }
             self.requests += 1;
-            let request = match post_body {
-                Some(body) => self.client.post(url.as_str()).body(body.to_vec()),
-                None => self.client.get(url.as_str()),
+            let request = match verb {
+                Verb::Get => self.client.get(url.as_str()),
+                Verb::Post(body) => self.client.post(url.as_str()).body(body.to_vec()),
+                Verb::Delete => self.client.delete(url.as_str()),
             };
             let mut request = request.header(USER_AGENT, settings.user_agent.as_str());
             if send_credentials && let Some(headers) = settings.credentials.for_url(url) {
@@ -762,7 +792,7 @@ impl Session<'_> {
                 ));
             }
             let headers = response.headers().clone();
-            let read_error_body = post_body.is_some() && status.is_client_error();
+            let read_error_body = matches!(verb, Verb::Post(_)) && status.is_client_error();
             let body = if status.is_success() || read_error_body {
                 read_body(url, response, limit).await?
             } else {

@@ -396,6 +396,7 @@ async fn good_lying_and_mismatching_skills() {
             .iter()
             .all(|hit| hit.method == "POST" && hit.path == "/mcp")
     );
+    // (No session on protocol 2026-07-28, so no DELETE to end one.)
 
     // A second crawl reads nothing already held: the files' digests are in the blob store.
     let again = server.crawl(&data, server.config()).await;
@@ -610,6 +611,14 @@ async fn an_older_server_is_read_after_initialize() {
     let skill = record(&data, &format!("{}/legacy", server.domain()));
     assert_eq!(skill.verdict(), Verdict::Valid, "{:#?}", skill.diagnostics);
     assert_eq!(skill.files.len(), 2);
+    let hits = server.hits();
+    let last = hits.last().unwrap();
+    assert_eq!(
+        (last.method.as_str(), last.path.as_str()),
+        ("DELETE", "/mcp"),
+        "the session is ended: {methods:?}"
+    );
+    assert_eq!(line.requests, hits.len());
 }
 
 #[tokio::test]

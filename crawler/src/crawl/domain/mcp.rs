@@ -120,7 +120,9 @@ impl Client<'_, '_> {
             PROTOCOL_VERSION_HEADER,
             HeaderValue::from_static(self.era.protocol_version()),
         );
-        if let Ok(value) = HeaderValue::from_str(method) {
+        if !method.is_empty()
+            && let Ok(value) = HeaderValue::from_str(method)
+        {
             headers.insert(METHOD_HEADER, value);
         }
         if let Some(value) = name.and_then(|name| HeaderValue::from_str(name).ok()) {
@@ -194,6 +196,18 @@ impl Client<'_, '_> {
                     response.status.as_u16()
                 ),
             ))
+        }
+    }
+
+    /// Ends the session an older server handed out, as its protocol asks of a client that is
+    /// done; a server that refuses (405) or fails is left to expire it.
+    async fn end_session(&mut self) {
+        if self.session_id.is_none() {
+            return;
+        }
+        let headers = self.headers("", None);
+        if let Err(failure) = self.session.delete(self.endpoint, &headers).await {
+            tracing::debug!(endpoint = %self.endpoint, failure = %failure.message, "the MCP session could not be ended");
         }
     }
 
@@ -312,6 +326,7 @@ pub(super) async fn crawl_endpoint(
             kept.flush_if_full().await;
         }
     }
+    client.end_session().await;
     found
 }
 
