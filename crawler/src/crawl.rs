@@ -147,8 +147,8 @@ pub enum CrawlError {
 
 /// Crawls `targets` and stores what it finds; returns the report.
 ///
-/// Targets that name the same domain are crawled once (the one with a base path wins, since it
-/// probes the root as well). The crawl stops early when `shutdown` completes.
+/// Targets that name the same domain are crawled once (a site with a base path wins over the
+/// bare host, since it probes the root as well; otherwise the first given). The crawl stops early when `shutdown` completes.
 pub async fn crawl(
     config: CrawlConfig,
     targets: Vec<SeedTarget>,
