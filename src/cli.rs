@@ -130,8 +130,9 @@ const DEFAULT_REQUEST_TIMEOUT_MS: u64 = crawl::DEFAULT_REQUEST_TIMEOUT.as_millis
 #[derive(Debug, Args)]
 pub(crate) struct CrawlArgs {
     /// Sites to crawl: `example.com` (https), `http://host:port`, or an origin with a path
-    /// (`https://example.com/docs`), whose well-known paths are probed under the path first.
-    /// Without targets or --seeds, seeds/domains.txt is crawled.
+    /// (`https://example.com/docs`), whose well-known paths are probed under the path first,
+    /// or an MCP server's endpoint (`mcp+https://example.com/mcp`), read through its Skills
+    /// Extension. Without targets or --seeds, seeds/domains.txt is crawled.
     #[arg(value_name = "TARGET")]
     pub(crate) targets: Vec<String>,
 
@@ -167,7 +168,8 @@ pub(crate) struct CrawlArgs {
 pub(crate) struct ValidateArgs {
     /// Skill folders, SKILL.md files, `index.json` files, skill-sharing index files, folders
     /// holding `.well-known/` (a folder's name is taken as the site's domain), or origins
-    /// (`https://example.com`, crawled politely, nothing stored).
+    /// (`https://example.com`, crawled politely, nothing stored), or MCP endpoints
+    /// (`mcp+https://example.com/mcp`).
     #[arg(required = true, value_name = "PATH_OR_URL")]
     pub(crate) paths: Vec<String>,
 

@@ -27,7 +27,7 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
     let mut checked = Checked::default();
     let mut origins = Vec::new();
     for raw in &args.paths {
-        if raw.starts_with("http://") || raw.starts_with("https://") {
+        if raw.starts_with("http://") || raw.starts_with("https://") || raw.starts_with("mcp+") {
             origins.push(SeedTarget::parse(raw).map_err(anyhow::Error::msg).usage()?);
             continue;
         }

@@ -147,8 +147,8 @@ pub enum CrawlError {
 
 /// Crawls `targets` and stores what it finds; returns the report.
 ///
-/// Targets that name the same domain are crawled once (the one with a base path wins, since it
-/// probes the root as well). The crawl stops early when `shutdown` completes.
+/// Targets that name the same domain are crawled once (a site with a base path wins over the
+/// bare host, since it probes the root as well; otherwise the first given). The crawl stops early when `shutdown` completes.
 pub async fn crawl(
     config: CrawlConfig,
     targets: Vec<SeedTarget>,
@@ -409,7 +409,8 @@ fn write_batches(
 }
 
 /// Keeps one target per domain: the first with a base path (it probes the root too), else the
-/// first.
+/// first. An MCP endpoint is never replaced by a web site of its host, nor replaces one: a
+/// domain has one status, so one of the two sources is read per crawl, the first given.
 fn one_per_domain(targets: Vec<SeedTarget>) -> Vec<SeedTarget> {
     let mut kept: Vec<SeedTarget> = Vec::with_capacity(targets.len());
     let mut positions = std::collections::HashMap::new();
@@ -421,7 +422,9 @@ fn one_per_domain(targets: Vec<SeedTarget>) -> Vec<SeedTarget> {
             }
             Some(&position) => {
                 let existing: &mut SeedTarget = &mut kept[position];
-                if existing.base_path().is_none() && target.base_path().is_some() {
+                let existing_is_root_site =
+                    existing.base_path().is_none() && existing.mcp_endpoint().is_none();
+                if existing_is_root_site && target.base_path().is_some() {
                     tracing::info!(kept = %target, dropped = %existing, "one crawl per domain");
                     *existing = target;
                 } else {
@@ -454,6 +457,21 @@ mod tests {
             .map(ToString::to_string)
             .collect();
         assert_eq!(kept, ["https://example.test/docs", "https://other.test"]);
+
+        let targets: Vec<SeedTarget> = [
+            "mcp+https://example.test/mcp",
+            "https://example.test/docs",
+            "other.test",
+            "mcp+https://other.test/mcp",
+        ]
+        .iter()
+        .map(|raw| raw.parse().unwrap())
+        .collect();
+        let kept: Vec<String> = one_per_domain(targets)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(kept, ["mcp+https://example.test/mcp", "https://other.test"]);
     }
 
     // See: the hardening issue, defect 6: a panicking domain vanished from the report.

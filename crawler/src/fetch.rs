@@ -18,6 +18,9 @@
 //!    retried with backoff, a timeout is not retried;
 //! 7. redirects are followed by hand, each hop going through steps 1-6 again; credentials are
 //!    attached per hop, so they never follow a redirect to another host.
+//!
+//! [`Session::post`] sends a JSON-RPC call (an MCP endpoint's) through steps 1, 2 and 4-6;
+//! it is never cached, and follows only a `307`/`308` to the same origin.
 
 pub mod guard;
 pub mod tls;
@@ -102,6 +105,21 @@ pub struct Response {
     pub from_cache: bool,
     /// What the origin's answer said about caching; `None` for a fresh entry of our cache.
     pub caching: Option<CachingHeaders>,
+}
+
+/// The answer to a [`Session::post`], whatever its status.
+#[derive(Debug, Clone)]
+pub struct PostResponse {
+    /// The URL that answered, after same-origin redirects.
+    pub url: Url,
+    /// The status.
+    pub status: StatusCode,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// The `Content-Type`, if any.
+    pub content_type: Option<String>,
+    /// The body of a success or a client error; empty otherwise.
+    pub body: Vec<u8>,
 }
 
 /// How many bytes of a body to accept.
@@ -251,6 +269,14 @@ pub struct Session<'f> {
     /// The crawl slot the session's site holds, given back while it waits out a
     /// `Retry-After`; `None` outside a crawl (`validate URL`).
     slot: Option<CrawlSlot>,
+}
+
+/// The method of a request on the wire, with a POST's body.
+#[derive(Debug, Clone, Copy)]
+enum Verb<'b> {
+    Get,
+    Post(&'b [u8]),
+    Delete,
 }
 
 /// What one request on the wire gave.
@@ -411,7 +437,14 @@ impl Session<'_> {
         loop {
             self.check_destination(&current).await?;
             let exchange = self
-                .exchange(&current, conditional.as_ref(), limit, true, !downgraded)
+                .exchange(
+                    &current,
+                    conditional.as_ref(),
+                    Verb::Get,
+                    limit,
+                    true,
+                    !downgraded,
+                )
                 .await?;
             let status = exchange.status;
 
@@ -497,7 +530,9 @@ impl Session<'_> {
         let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
         for _ in 0..=self.fetcher.settings.max_redirects {
             check_scheme_and_literal(&current, self.fetcher.settings.allow_private)?;
-            let exchange = self.exchange(&current, None, limit, false, false).await?;
+            let exchange = self
+                .exchange(&current, None, Verb::Get, limit, false, false)
+                .await?;
             if exchange.status.is_redirection() && exchange.status != StatusCode::NOT_MODIFIED {
                 let next = redirect_target(&current, &exchange.headers)?;
                 if !visited.insert(next.clone()) {
@@ -520,6 +555,97 @@ impl Session<'_> {
                 self.fetcher.settings.max_redirects
             ),
         ))
+    }
+
+    /// POSTs `body` to `url` politely (the address guard, robots.txt, the host's turn,
+    /// retries) and returns the answer whatever its status, with its body for a success or a
+    /// client error. Nothing is cached (RFC 9111 §9.3.3: POST answers are not reused here).
+    /// Only a `307` or `308` to the same origin is followed, with the same body: a POST is
+    /// never replayed to another origin, nor turned into a GET by a `301`-`303`.
+    pub async fn post(
+        &mut self,
+        url: &Url,
+        headers: &HeaderMap,
+        body: &[u8],
+        limit: usize,
+    ) -> Result<PostResponse, FetchFailure> {
+        let mut current = url.clone();
+        let mut visited: HashSet<Url> = HashSet::from([url.clone()]);
+        for _ in 0..=self.fetcher.settings.max_redirects {
+            self.check_destination(&current).await?;
+            let exchange = self
+                .exchange(
+                    &current,
+                    Some(headers),
+                    Verb::Post(body),
+                    BodyLimit::Fail(limit),
+                    true,
+                    true,
+                )
+                .await?;
+            let status = exchange.status;
+            if !status.is_redirection() {
+                return Ok(PostResponse {
+                    url: current,
+                    status,
+                    content_type: header_text(&exchange.headers, CONTENT_TYPE),
+                    headers: exchange.headers,
+                    body: exchange.body,
+                });
+            }
+            let next = redirect_target(&current, &exchange.headers)?;
+            let keeps_method = matches!(
+                status,
+                StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
+            );
+            if !keeps_method || next.origin() != current.origin() {
+                return Err(FetchFailure::new(
+                    Code::InvalidRedirect,
+                    &current,
+                    format!(
+                        "a POST answered {} to {next}; only a 307 or 308 to the same origin is followed",
+                        status.as_u16()
+                    ),
+                ));
+            }
+            if !visited.insert(next.clone()) {
+                return Err(FetchFailure::new(
+                    Code::RedirectLoop,
+                    &current,
+                    format!("redirects back to {next}, already visited"),
+                ));
+            }
+            current = next;
+        }
+        Err(FetchFailure::new(
+            Code::TooManyRedirects,
+            url,
+            format!(
+                "more than {} redirects",
+                self.fetcher.settings.max_redirects
+            ),
+        ))
+    }
+
+    /// Sends a DELETE to `url` politely (the address guard, robots.txt, the host's turn) and
+    /// returns its status; redirects are not followed. MCP clients end a session this way.
+    pub async fn delete(
+        &mut self,
+        url: &Url,
+        headers: &HeaderMap,
+    ) -> Result<StatusCode, FetchFailure> {
+        self.check_destination(url).await?;
+        let exchange = self
+            .exchange(
+                url,
+                Some(headers),
+                Verb::Delete,
+                BodyLimit::Truncate(0),
+                true,
+                true,
+            )
+            .await?;
+        Ok(exchange.status)
     }
 
     /// The SSRF guard for literal addresses and robots.txt, for one hop.
@@ -546,11 +672,15 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// One request on the wire, with the host's turn, retries and the body read whole.
+    /// One request on the wire, with the host's turn, retries and the body read whole: a GET,
+    /// a POST (whose body is read for client errors too, since a JSON-RPC server explains a
+    /// 4xx in it) or a DELETE. `headers` go with it (conditional headers of a revalidation, or
+    /// a POST's).
     async fn exchange(
         &mut self,
         url: &Url,
-        conditional: Option<&HeaderMap>,
+        headers: Option<&HeaderMap>,
+        verb: Verb<'_>,
         limit: BodyLimit,
         use_crawl_delay: bool,
         send_credentials: bool,
@@ -581,15 +711,17 @@ impl Session<'_> {
                 slot.resume().await;
             }
             self.requests += 1;
-            let mut request = self
-                .client
-                .get(url.as_str())
-                .header(USER_AGENT, settings.user_agent.as_str());
+            let request = match verb {
+                Verb::Get => self.client.get(url.as_str()),
+                Verb::Post(body) => self.client.post(url.as_str()).body(body.to_vec()),
+                Verb::Delete => self.client.delete(url.as_str()),
+            };
+            let mut request = request.header(USER_AGENT, settings.user_agent.as_str());
             if send_credentials && let Some(headers) = settings.credentials.for_url(url) {
                 request = request.headers(headers.clone());
             }
-            if let Some(conditional) = conditional {
-                request = request.headers(conditional.clone());
+            if let Some(headers) = headers {
+                request = request.headers(headers.clone());
             }
             let outcome = request.send().await;
             let response = match outcome {
@@ -660,7 +792,8 @@ impl Session<'_> {
                 ));
             }
             let headers = response.headers().clone();
-            let body = if status.is_success() {
+            let read_error_body = matches!(verb, Verb::Post(_)) && status.is_client_error();
+            let body = if status.is_success() || read_error_body {
                 read_body(url, response, limit).await?
             } else {
                 Vec::new()

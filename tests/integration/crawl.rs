@@ -344,3 +344,123 @@ async fn validate_checks_a_live_origin_like_a_local_tree() {
         stdout(&missing)
     );
 }
+
+/// A minimal MCP server of protocol 2026-07-28 on 127.0.0.1:0, written by hand: one skill,
+/// `pdf`, with a SKILL.md and one script. Returns its port.
+async fn mcp_server() -> u16 {
+    use axum::http::HeaderMap;
+    use formats::Digest;
+    use serde_json::{Value, json};
+
+    const SKILL_MD: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n";
+    const SCRIPT: &str = "print('pdf')\n";
+    let answer = |headers: HeaderMap, body: axum::body::Bytes| async move {
+        let request: Value = serde_json::from_slice(&body).unwrap_or_default();
+        let id = request["id"].clone();
+        let method = headers
+            .get("mcp-method")
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default();
+        let file = |path: &str, text: &str| json!({"uri": format!("skill://pdf/{path}"), "digest": Digest::of(text.as_bytes()).to_string(), "size": text.len()});
+        let result = match method {
+            "server/discover" => json!({
+                "resultType": "complete", "supportedVersions": ["2026-07-28"], "ttlMs": 0, "cacheScope": "private",
+                "capabilities": {"resources": {}, "extensions": {"io.modelcontextprotocol/skills": {}}},
+            }),
+            "skills/list" => json!({
+                "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+                "skills": [{
+                    "uri": "skill://pdf/SKILL.md",
+                    "frontmatter": {"name": "pdf", "description": "Reads PDF files."},
+                    "resources": [file("SKILL.md", SKILL_MD), file("run.py", SCRIPT)],
+                }],
+            }),
+            "resources/read" => {
+                let uri = request["params"]["uri"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                let text = if uri.ends_with("SKILL.md") {
+                    SKILL_MD
+                } else {
+                    SCRIPT
+                };
+                json!({"contents": [{"uri": uri, "text": text}]})
+            }
+            _ => {
+                return axum::Json(
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "no"}}),
+                );
+            }
+        };
+        axum::Json(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+    };
+    let router = axum::Router::new().route("/mcp", axum::routing::post(answer));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    port
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_endpoint_is_validated_and_crawled() {
+    let port = mcp_server().await;
+    let resolve = format!("mcp.test=127.0.0.1:{port}");
+    let endpoint = format!("mcp+http://mcp.test:{port}/mcp");
+    let output = run(
+        &repo_root(),
+        args(&[
+            "validate",
+            "--resolve",
+            &resolve,
+            "--host-delay-ms",
+            "0",
+            &endpoint,
+        ]),
+    )
+    .await;
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    assert!(
+        stdout(&output).contains(&format!("ok   mcp.test:{port}/pdf")),
+        "{}",
+        stdout(&output)
+    );
+
+    let data = data_dir("mcp");
+    let report = data.join("report.json");
+    let output = run(
+        &repo_root(),
+        args(&[
+            "crawl",
+            "--data",
+            data.to_str().unwrap(),
+            "--resolve",
+            &resolve,
+            "--host-delay-ms",
+            "0",
+            "--no-progress",
+            "--report",
+            report.to_str().unwrap(),
+            &endpoint,
+        ]),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let line = &report["domains"][0];
+    assert_eq!(line["domain"], format!("mcp.test:{port}"));
+    assert_eq!(line["origin"], endpoint);
+    assert_eq!(line["outcome"], "ok", "{report:#}");
+    assert_eq!(line["formats"], serde_json::json!(["mcp-skills"]));
+    assert_eq!(line["skills"], 1);
+    // robots.txt (a 404), discover, one page, two files.
+    assert_eq!(line["requests"], 5, "{report:#}");
+    let _ = std::fs::remove_dir_all(&data);
+}

@@ -364,7 +364,7 @@ async fn describe_skill(
     let mut described = json!({ "manifest": manifest(state, &skill) });
     if detail != "manifest" {
         described["skill_md_frontmatter"] = match skill.format {
-            Format::AgentSkills => Value::Object(skill.frontmatter.clone()),
+            Format::AgentSkills | Format::McpSkills => Value::Object(skill.frontmatter.clone()),
             Format::SkillSharing => Value::Null,
         };
     }

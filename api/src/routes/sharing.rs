@@ -314,7 +314,7 @@ pub(crate) fn descriptor_of(state: &AppState, skill: &Skill) -> Value {
     let entry = entry(state, &Listed::of(skill));
     let mut fields = match skill.format {
         Format::SkillSharing => skill.frontmatter.clone(),
-        Format::AgentSkills => agent_skill_descriptor(state, skill),
+        Format::AgentSkills | Format::McpSkills => agent_skill_descriptor(state, skill),
     };
     fields.insert("protocol".into(), json!({ "version": PROTOCOL_VERSION }));
     fields.insert("id".into(), json!(entry.id));

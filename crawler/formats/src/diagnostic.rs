@@ -134,7 +134,8 @@ codes! {
     /// The fetched content does not match the published digest and was not used.
     DigestMismatch = "digest_mismatch", Error, Error,
         "re-compute the digest after every change to the artifact";
-    /// Two entries of one index share a name or id; only the first is used.
+    /// Two entries of one index share a name or id; only the first is used (an MCP server's
+    /// skills that share a name are all kept, the later ones under a suffixed key).
     DuplicateName = "duplicate_name", Error, Error,
         "give every skill in the index a unique name";
     /// The entry uses the pre-v0.1 `path` form instead of `files`.
@@ -296,6 +297,27 @@ codes! {
     /// compressed stream, or invalid HTTP.
     InvalidResponse = "invalid_response", Error, Error,
         "send complete responses whose Content-Length and Content-Encoding match the body";
+
+    // MCP servers (the Skills Extension).
+    /// A file read from an MCP server has a size other than its listing says; the content was
+    /// not used.
+    SizeMismatch = "size_mismatch", Error, Error,
+        "list each file with the exact size in bytes of what `resources/read` returns";
+    /// The frontmatter of the SKILL.md read differs from the frontmatter `skills/list` gives;
+    /// the content was not used.
+    FrontmatterMismatch = "frontmatter_mismatch", Error, Error,
+        "build the `skills/list` frontmatter from the SKILL.md you serve, field by field";
+    /// The MCP server does not declare the Skills Extension (or resources), so it has no
+    /// skills to read.
+    NoSkillsExtension = "no_skills_extension", Info, Info,
+        "declare `io.modelcontextprotocol/skills` under `capabilities.extensions`, and `resources`";
+    /// The MCP server answered with a JSON-RPC error, or with a message that is not the
+    /// response the protocol defines.
+    McpProtocol = "mcp_protocol", Error, Error,
+        "answer `server/discover` (or `initialize`), `skills/list` and `resources/read` as the MCP specification defines";
+    /// A skill lists its files as `"dynamic"`: no digest to verify, so only SKILL.md is read.
+    DynamicResources = "dynamic_resources", Info, Info,
+        "list every file with its digest and size so that its content can be verified";
 
     // Seeds.
     /// A seed line is not a host, an origin or an origin with a path.

@@ -29,7 +29,10 @@
 //! - [`index`]: agent-skills discovery indexes, v0.2 and v0.1 (and the variants in the wild).
 //! - [`archive`]: safe listing and reading of `.tar.gz` and `.zip` skill archives.
 //! - [`sharing`]: skill-sharing indexes and descriptors.
-//! - [`normalize`]: index entry + fetched artifact -> [`Skill`].
+//! - [`mcp`]: MCP servers' Skills Extension: request bodies, answers (JSON or event
+//!   streams), listing entries checked against the specification, file checks.
+//! - [`normalize`]: index entry + fetched artifact -> [`Skill`] (and an MCP listing entry +
+//!   the files read for it).
 //! - [`site`]: the pipeline over one site (probes, indexes, artifacts, records) as a sans-IO
 //!   state machine, driven over the network by the crawler and over a directory by `validate`.
 //! - [`search_text`]: what search reads of a record besides its main fields (declared tools
@@ -48,6 +51,7 @@
 pub mod archive;
 pub mod diagnostic;
 pub mod index;
+pub mod mcp;
 pub mod normalize;
 pub mod robots;
 pub mod search_text;

@@ -19,6 +19,9 @@ use crate::skill::{
 };
 use crate::skill_md::{self, SkillMd};
 
+mod mcp;
+pub use self::mcp::{McpRead, mcp_skill, mcp_source_url};
+
 /// The largest SKILL.md used, in bytes (DESIGN.md §3).
 pub const MAX_SKILL_MD_BYTES: usize = 1024 * 1024;
 /// The largest skill-sharing descriptor used, in bytes (DESIGN.md §3).

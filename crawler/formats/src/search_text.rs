@@ -35,7 +35,7 @@ impl Skill {
                 .iter()
                 .filter_map(|key| self.frontmatter.get(*key))
                 .collect(),
-            Format::AgentSkills => {
+            Format::AgentSkills | Format::McpSkills => {
                 let metadata = self.frontmatter.get("metadata");
                 let gaia = metadata.and_then(|metadata| metadata.get("gaia"));
                 [

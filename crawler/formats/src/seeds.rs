@@ -6,7 +6,10 @@
 //! - a host with a port, `example.com:8443`, also https;
 //! - an origin, `http://host:port`;
 //! - an origin with a path, `https://code.claude.com/docs`. Docs sites publish under their
-//!   path, so the well-known paths are probed under that path first, then at the root.
+//!   path, so the well-known paths are probed under that path first, then at the root;
+//! - an MCP endpoint, `mcp+https://host/path` (or `mcp+http://host:port/path`), read through
+//!   the MCP Skills Extension instead of the well-known paths ([`crate::mcp`]). The scheme
+//!   after `mcp+` is required, and the path is the endpoint's, kept as written.
 //!
 //! A seed file holds one seed per line. `#` starts a comment at the start of a line or after
 //! whitespace (so `https://host/#x` is a seed with a fragment, which is refused, not a seed
@@ -41,7 +44,13 @@ pub struct SeedTarget {
     base_path: Option<String>,
     /// The origin's domain, computed once since a target is only built from a valid origin.
     domain: Domain,
+    /// The MCP endpoint, for an `mcp+http(s)://` seed: the site is read through the Skills
+    /// Extension of the server there, not through the well-known paths.
+    mcp_endpoint: Option<Url>,
 }
+
+/// The prefix that marks a seed as an MCP endpoint.
+pub const MCP_SEED_PREFIX: &str = "mcp+";
 
 impl SeedTarget {
     /// Parses a seed line or command-line target. Surrounding whitespace is ignored.
@@ -59,7 +68,20 @@ impl SeedTarget {
                 seed.len()
             ));
         }
-        let (scheme, rest) = split_scheme(seed).map_err(invalid)?;
+        let mcp = seed
+            .get(..MCP_SEED_PREFIX.len())
+            .is_some_and(|prefix| prefix.eq_ignore_ascii_case(MCP_SEED_PREFIX));
+        let url_text = if mcp {
+            &seed[MCP_SEED_PREFIX.len()..]
+        } else {
+            seed
+        };
+        if mcp && !url_text.contains("://") {
+            return Err(invalid(
+                "an MCP endpoint names its scheme: mcp+https://host/path or mcp+http://host/path",
+            ));
+        }
+        let (scheme, rest) = split_scheme(url_text).map_err(invalid)?;
         check_authority_and_path(rest).map_err(invalid)?;
         let mut url =
             Url::parse(&format!("{scheme}://{rest}")).map_err(|err| invalid(&err.to_string()))?;
@@ -67,7 +89,12 @@ impl SeedTarget {
             return Err(invalid("port 0 is not usable"));
         }
         normalise_host(&mut url).map_err(|problem| invalid(&problem))?;
-        let base_path = base_path(&url).map_err(invalid)?;
+        let (base_path, mcp_endpoint) = if mcp {
+            check_endpoint_path(&url).map_err(invalid)?;
+            (None, Some(url.clone()))
+        } else {
+            (base_path(&url).map_err(invalid)?, None)
+        };
 
         let mut origin = url;
         origin.set_path("/");
@@ -76,7 +103,13 @@ impl SeedTarget {
             origin,
             base_path,
             domain,
+            mcp_endpoint,
         })
+    }
+
+    /// Returns the MCP endpoint, for an `mcp+http(s)://` target; `None` for a web site.
+    pub fn mcp_endpoint(&self) -> Option<&Url> {
+        self.mcp_endpoint.as_ref()
     }
 
     /// Returns `scheme://host[:port]/`, with path `/`.
@@ -197,6 +230,17 @@ fn base_path(url: &Url) -> Result<Option<String>, &'static str> {
     Ok(Some(path.to_owned()))
 }
 
+/// Checks an MCP endpoint's path: no empty segment inside it (`//`). The path is otherwise
+/// the server's business, `.well-known` included.
+fn check_endpoint_path(url: &Url) -> Result<(), &'static str> {
+    let path = url.path();
+    let inner = path.strip_suffix('/').unwrap_or(path);
+    if inner.split('/').skip(1).any(str::is_empty) {
+        return Err("its path contains an empty segment (`//`)");
+    }
+    Ok(())
+}
+
 impl FromStr for SeedTarget {
     type Err = String;
 
@@ -210,6 +254,9 @@ impl fmt::Display for SeedTarget {
     /// `https://code.claude.com/docs` or `https://example.com`; the output parses back to
     /// the same target.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(endpoint) = &self.mcp_endpoint {
+            return write!(f, "{MCP_SEED_PREFIX}{endpoint}");
+        }
         let origin = self.origin.as_str();
         f.write_str(origin.strip_suffix('/').unwrap_or(origin))?;
         if let Some(path) = &self.base_path {
@@ -429,6 +476,66 @@ mod tests {
     }
 
     #[test]
+    fn mcp_endpoints() {
+        // (seed, Display, origin, domain)
+        #[rustfmt::skip]
+        let cases = [
+            ("mcp+https://example.com/mcp", "mcp+https://example.com/mcp", "https://example.com/", "example.com"),
+            ("MCP+HTTPS://Example.COM:443/mcp", "mcp+https://example.com/mcp", "https://example.com/", "example.com"),
+            ("mcp+http://127.0.0.1:8080/", "mcp+http://127.0.0.1:8080/", "http://127.0.0.1:8080/", "127.0.0.1:8080"),
+            ("mcp+http://127.0.0.1:8080", "mcp+http://127.0.0.1:8080/", "http://127.0.0.1:8080/", "127.0.0.1:8080"),
+            ("mcp+https://h.example/a/b/", "mcp+https://h.example/a/b/", "https://h.example/", "h.example"),
+        ];
+        for (seed, display, origin, domain) in cases {
+            let target = SeedTarget::parse(seed).unwrap_or_else(|err| panic!("{seed:?}: {err}"));
+            assert_eq!(target.to_string(), display, "{seed:?}");
+            assert_eq!(target.origin().as_str(), origin, "{seed:?}");
+            assert_eq!(target.domain().as_str(), domain, "{seed:?}");
+            assert_eq!(target.base_path(), None, "{seed:?}");
+            let endpoint = target.mcp_endpoint().expect("an MCP endpoint");
+            assert_eq!(format!("mcp+{endpoint}"), display, "{seed:?}");
+            assert_eq!(
+                SeedTarget::parse(display).as_ref(),
+                Ok(&target),
+                "{seed:?} round trip"
+            );
+        }
+        assert_eq!(
+            SeedTarget::parse("https://example.com/mcp")
+                .unwrap()
+                .mcp_endpoint(),
+            None
+        );
+        assert_ne!(
+            SeedTarget::parse("mcp+https://example.com/mcp"),
+            SeedTarget::parse("https://example.com/mcp")
+        );
+
+        #[rustfmt::skip]
+        let bad = [
+            ("mcp+example.com/mcp", "an MCP endpoint names its scheme: mcp+https://host/path or mcp+http://host/path"),
+            ("mcp+ftp://example.com/mcp", "scheme must be http or https"),
+            ("mcp+https://user@example.com/mcp", "credentials (user@host) are not allowed"),
+            ("mcp+https://example.com/mcp?x=1", "query strings are not allowed"),
+            ("mcp+https://example.com/a/../mcp", "its path contains a `..` segment"),
+            ("mcp+https://example.com//mcp", "its path contains an empty segment (`//`)"),
+            ("mcp+https://", "it has no host"),
+            ("mcp+", "an MCP endpoint names its scheme: mcp+https://host/path or mcp+http://host/path"),
+        ];
+        for (seed, problem) in bad {
+            assert_eq!(
+                SeedTarget::parse(seed),
+                Err(format!("invalid seed {seed:?}: {problem}")),
+                "{seed:?}"
+            );
+        }
+        let (targets, errors) = parse_seeds("mcp+http://localhost:9/mcp # an MCP server\nmcp+x\n");
+        assert_eq!(targets.len(), 1);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].line, 2);
+    }
+
+    #[test]
     fn probe_bases_go_from_the_path_to_the_root() {
         let cases: [(&str, &[&str]); 5] = [
             ("example.com", &["https://example.com/"]),
@@ -523,7 +630,7 @@ mod tests {
     fn seed_line() -> impl Strategy<Value = String> {
         prop_oneof![
             "\\PC{0,40}",
-            "(https?://|HTTP://|ftp://|//)?[a-zA-Z0-9_.\\-é@:\\[\\]]{0,20}(:[0-9]{0,6})?(/[a-zA-Z0-9.%é#?\\\\ ]{0,12}){0,3}( #[ a-z]{0,8})?",
+            "(mcp\\+)?(https?://|HTTP://|ftp://|//)?[a-zA-Z0-9_.\\-é@:\\[\\]]{0,20}(:[0-9]{0,6})?(/[a-zA-Z0-9.%é#?\\\\ ]{0,12}){0,3}( #[ a-z]{0,8})?",
             "[ \t]*#.{0,20}",
         ]
     }

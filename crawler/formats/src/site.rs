@@ -393,6 +393,7 @@ impl SiteCrawl {
                 limit: match format {
                     Format::AgentSkills => index::MAX_INDEX_BYTES,
                     Format::SkillSharing => sharing::MAX_INDEX_BYTES,
+                    Format::McpSkills => crate::mcp::MAX_LIST_RESPONSE_BYTES,
                 },
                 digest: None,
             },
@@ -659,6 +660,20 @@ impl SiteCrawl {
                     }
                 }
             }
+            // An MCP endpoint is not a file to fetch: the crawler reads it through its own
+            // driver (`crawler::crawl::mcp`), and no probe asks for one.
+            Format::McpSkills => self.found.indexes.push(IndexRead {
+                url: url.clone(),
+                format,
+                version: None,
+                usable: false,
+                diagnostics: vec![Diagnostic::new(
+                    Code::InvalidIndex,
+                    format!(
+                        "{url} is an MCP endpoint, which is read with an mcp+ seed, not fetched"
+                    ),
+                )],
+            }),
         }
         for work in work.into_iter().rev() {
             self.work.push_front(work);

@@ -333,6 +333,9 @@ pub enum Format {
     AgentSkills,
     /// `/.well-known/skill-sharing`.
     SkillSharing,
+    /// An MCP server's Skills Extension (`skills/list` and `resources/read` of `skill://`
+    /// files), for an `mcp+http(s)://` seed.
+    McpSkills,
 }
 
 impl Format {
@@ -341,6 +344,7 @@ impl Format {
         match self {
             Format::AgentSkills => "agent-skills",
             Format::SkillSharing => "skill-sharing",
+            Format::McpSkills => "mcp-skills",
         }
     }
 }

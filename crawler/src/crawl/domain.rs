@@ -1,9 +1,12 @@
 //! One domain's crawl over the network: robots.txt, then the site pipeline
-//! ([`formats::site`]) driven over HTTP, turned into records and a status. The result is
+//! ([`formats::site`]) driven over HTTP (or, for an `mcp+` target, the MCP endpoint read
+//! through its Skills Extension, `domain/mcp.rs`), turned into records and a status. The result is
 //! applied in one transaction by the crawl's writer (or printed, by `validate URL`); only a
 //! domain whose finished records outgrow [`STREAM_BYTES`] or [`STREAM_RECORDS`] has them
 //! stored while it runs ([`Store::upsert`]), so that one domain listing thousands of large
 //! skills is never held in memory whole.
+
+mod mcp;
 
 use time::OffsetDateTime;
 use url::Url;
@@ -80,10 +83,16 @@ pub async fn crawl_domain(
             failures: vec![failure],
             ..SiteFindings::default()
         },
-        None => {
-            let site = SiteCrawl::probe(target.probe_bases(), options);
-            drive(site, &mut session, fetcher, &mut kept).await
-        }
+        None => match target.mcp_endpoint() {
+            Some(endpoint) => {
+                mcp::crawl_endpoint(&mut session, fetcher, endpoint, options.seen_at, &mut kept)
+                    .await
+            }
+            None => {
+                let site = SiteCrawl::probe(target.probe_bases(), options);
+                drive(site, &mut session, fetcher, &mut kept).await
+            }
+        },
     };
     let requests = session.requests();
     let cache = session.take_cache_updates();

@@ -5,6 +5,7 @@
 mod corpus;
 mod crawl;
 mod hostile;
+mod mcp;
 mod server;
 mod site;
 
