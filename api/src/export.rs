@@ -372,7 +372,7 @@ impl Writer<'_> {
         Ok(!stored.is_tombstone()
             && self.state.may_see(self.request.caller, skill.access)
             && select::wanted_verdicts(&self.request.filters).contains(&skill.verdict())
-            && skill.format == formats::Format::AgentSkills)
+            && skill.format != formats::Format::SkillSharing)
     }
 
     fn left_out(&mut self, id: &SkillId, reason: String) {
@@ -507,7 +507,7 @@ impl Writer<'_> {
             let Some(skill) = self.load(id)? else {
                 continue;
             };
-            if skill.format != formats::Format::AgentSkills {
+            if skill.format == formats::Format::SkillSharing {
                 self.left_out(id, "a skill-sharing service has no SKILL.md".to_owned());
                 continue;
             }

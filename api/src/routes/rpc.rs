@@ -406,7 +406,7 @@ fn manifest(state: &AppState, skill: &Skill) -> Value {
 /// Returns the SKILL.md text of an agent skill: the bytes the crawl kept, or the record's
 /// frontmatter and body rendered back when they were not kept (blocking).
 fn skill_md(state: &AppState, skill: &Skill) -> Option<String> {
-    if skill.format != Format::AgentSkills {
+    if skill.format == Format::SkillSharing {
         return None;
     }
     match files::read(state, skill, "SKILL.md") {

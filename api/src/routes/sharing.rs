@@ -78,7 +78,7 @@ pub(crate) fn parse_sharing_id(id: &str) -> Option<SkillId> {
 
 /// Returns the capability type a record of `format` is published with.
 pub(crate) fn published_type(format: Format, capability_type: &str) -> &str {
-    if format == Format::AgentSkills {
+    if format != Format::SkillSharing {
         "knowledge"
     } else {
         capability_type
