@@ -737,7 +737,96 @@ impl ServerHandler for Directory {
 
 #[cfg(test)]
 mod tests {
+    use formats::skill::FileEntry;
+    use formats::{Access, Digest};
+
     use super::*;
+    use crate::testing;
+
+    /// An agent skill whose frontmatter and files make it servable.
+    fn servable() -> formats::Skill {
+        let mut skill = testing::record("a.test/pdf-tools", Access::Public);
+        skill.frontmatter.insert("name".into(), json!("pdf-tools"));
+        skill
+            .frontmatter
+            .insert("description".into(), json!("Extracts text."));
+        skill.frontmatter.insert("license".into(), json!("MIT"));
+        skill.files = vec![file("SKILL.md", 120), file("scripts/run.py", 30)];
+        skill
+    }
+
+    fn file(path: &str, size: u64) -> FileEntry {
+        FileEntry {
+            path: path.to_owned(),
+            size: Some(size),
+            sha256: Some(Digest::of(path.as_bytes())),
+        }
+    }
+
+    #[test]
+    fn an_entry_is_the_whole_manifest_with_the_frontmatter_verbatim() {
+        let entry = entry(&servable()).unwrap();
+        assert_eq!(entry.uri, "skill://a.test/pdf-tools/SKILL.md");
+        assert_eq!(entry.frontmatter.name, "pdf-tools");
+        assert_eq!(entry.frontmatter.extra["license"], json!("MIT"));
+        let SkillResources::Files(files) = &entry.resources else {
+            panic!("dynamic");
+        };
+        let uris: Vec<&str> = files.iter().map(|file| file.uri.as_str()).collect();
+        assert_eq!(
+            uris,
+            [
+                "skill://a.test/pdf-tools/SKILL.md",
+                "skill://a.test/pdf-tools/scripts/run.py"
+            ]
+        );
+        assert_eq!(files[1].size, 30);
+        assert_eq!(files[1].digest, Digest::of(b"scripts/run.py").to_string());
+        let provenance = &entry.meta.unwrap().0[PROVENANCE_KEY];
+        assert_eq!(provenance["digestStatus"], "verified");
+        assert_eq!(provenance["origin"], "http://a.test/pdf-tools/SKILL.md");
+    }
+
+    #[test]
+    fn skills_the_extension_cannot_describe_are_not_served() {
+        let mut service = servable();
+        service.format = Format::SkillSharing;
+        assert_eq!(entry(&service), Err(Unservable::NotAnAgentSkill));
+
+        let mut renamed = servable();
+        renamed
+            .frontmatter
+            .insert("name".into(), json!("other-name"));
+        assert_eq!(entry(&renamed), Err(Unservable::Frontmatter));
+        let mut undescribed = servable();
+        undescribed.frontmatter.remove("description");
+        assert_eq!(entry(&undescribed), Err(Unservable::Frontmatter));
+
+        let mut unfetched = servable();
+        unfetched.files[1].sha256 = None;
+        assert_eq!(
+            entry(&unfetched),
+            Err(Unservable::UnknownFile("scripts/run.py".into()))
+        );
+        let mut headless = servable();
+        headless.files.remove(0);
+        assert_eq!(entry(&headless), Err(Unservable::NoSkillMd));
+
+        // The extension's limits: 512 files, 16 MiB.
+        let mut crowded = servable();
+        crowded.files = (0..MAX_SKILL_FILES)
+            .map(|n| file(&format!("f{n}"), 1))
+            .collect();
+        crowded.files.push(file("SKILL.md", 1));
+        assert_eq!(entry(&crowded), Err(Unservable::TooLarge));
+        crowded.files.remove(0);
+        assert!(entry(&crowded).is_ok(), "512 files are allowed");
+        let mut heavy = servable();
+        heavy.files[1].size = Some(MAX_SKILL_BYTES);
+        assert_eq!(entry(&heavy), Err(Unservable::TooLarge));
+        heavy.files[1].size = Some(MAX_SKILL_BYTES - 120);
+        assert!(entry(&heavy).is_ok(), "16 MiB in all is allowed");
+    }
 
     #[test]
     fn uris_name_a_file_of_a_skill() {
