@@ -211,6 +211,9 @@ pub struct IndexRead {
     /// False when the index could not be used at all (not JSON, wrong shape, too large);
     /// records of an unusable index are kept as they were, not tombstoned.
     pub usable: bool,
+    /// False when the index was read only in part (an MCP listing cut at a cap, or by a page
+    /// that failed): its records that were not reached are kept, not tombstoned.
+    pub complete: bool,
 }
 
 /// Everything a site's crawl found.
@@ -630,6 +633,7 @@ impl SiteCrawl {
                     format,
                     version: Some(parsed.version),
                     usable: !parsed.entries.is_empty() || !unreadable(&parsed.diagnostics),
+                    complete: true,
                     diagnostics: parsed.diagnostics,
                 });
                 for entry in parsed.entries {
@@ -648,6 +652,7 @@ impl SiteCrawl {
                     format,
                     version: None,
                     usable: !parsed.entries.is_empty() || !unreadable(&parsed.diagnostics),
+                    complete: true,
                     diagnostics: parsed.diagnostics,
                 });
                 for entry in parsed.entries {
@@ -667,6 +672,7 @@ impl SiteCrawl {
                 format,
                 version: None,
                 usable: false,
+                complete: false,
                 diagnostics: vec![Diagnostic::new(
                     Code::InvalidIndex,
                     format!(

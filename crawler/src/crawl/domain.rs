@@ -320,7 +320,12 @@ fn finish(
     let usable: Vec<&IndexRead> = found.indexes.iter().filter(|index| index.usable).collect();
     let mut formats: Vec<Format> = usable.iter().map(|index| index.format).collect();
     formats.dedup();
-    let indexes: Vec<Url> = usable.iter().map(|index| index.url.clone()).collect();
+    // The indexes whose vanished records become tombstones: those read whole.
+    let indexes: Vec<Url> = usable
+        .iter()
+        .filter(|index| index.complete)
+        .map(|index| index.url.clone())
+        .collect();
 
     let mut errors = site_errors(&found);
     errors.append(&mut kept.errors);

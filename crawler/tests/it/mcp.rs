@@ -861,6 +861,10 @@ async fn the_listing_is_read_up_to_its_page_cap() {
         "{:?}",
         status.diagnostics
     );
+    // A listing read in part is not one whose missing skills were removed: the endpoint is
+    // not among the indexes whose vanished records become tombstones.
+    assert!(status.indexes.is_empty(), "{:?}", status.indexes);
+    assert_eq!(status.formats, [Format::McpSkills]);
 }
 
 #[tokio::test]

@@ -126,6 +126,8 @@ pub fn mcp_skill(
                 let bytes = match read(&file.path).map(|read| read.fetched) {
                     Some(Fetched::Bytes { bytes, .. }) => bytes,
                     Some(Fetched::Failed(why)) => {
+                        // Nothing of the skill is used: it was not had whole.
+                        skill.digest_status = DigestStatus::Unfetched;
                         skill.diagnostics.push(why.clone());
                         return skill;
                     }

@@ -305,12 +305,14 @@ pub(super) async fn crawl_endpoint(
     };
     if let Some(problem) = SkillsSupport::of(&capabilities).problem() {
         found.notes.push(problem);
+        client.end_session().await;
         return found;
     }
 
     let (entries, mut index) = list_skills(&mut client, endpoint).await;
     let Some(entries) = entries else {
         found.failures.extend(index.failures);
+        client.end_session().await;
         return found;
     };
     let listing = mcp::read_listing(&entries);
@@ -351,6 +353,7 @@ async fn list_skills(
             version: None,
             diagnostics: Vec::new(),
             usable: true,
+            complete: true,
         },
         failures: Vec::new(),
     };
@@ -370,6 +373,8 @@ async fn list_skills(
                 )
                 .as_warning(),
             );
+            // Not read whole: skills on the pages left unread are not removed.
+            list.read.complete = false;
             break;
         }
         let mut params = Map::new();
@@ -410,6 +415,7 @@ async fn list_skills(
                 )
                 .as_warning(),
             );
+            list.read.complete = false;
             break;
         }
         if entries.len() > mcp::MAX_ENDPOINT_SKILLS {
@@ -424,6 +430,7 @@ async fn list_skills(
                 )
                 .as_warning(),
             );
+            list.read.complete = false;
             break;
         }
         match page_read.next_cursor {
@@ -435,6 +442,7 @@ async fn list_skills(
                     )
                     .as_warning(),
                 );
+                list.read.complete = false;
                 break;
             }
             Some(next) => cursor = Some(next),
@@ -547,7 +555,15 @@ async fn normalize_on_blocking_pool(
         let record = normalize::mcp_skill(&source, &listed, &views, seen_at);
         // Bytes are kept unless the record failed verification (the site pipeline's rule):
         // a file read after a failed one is never read, so every byte kept was checked.
-        let verified = record.digest_status != DigestStatus::Mismatch;
+        // Nor are the bytes of content refused for its size (a dynamic skill's SKILL.md has
+        // no listed size to refuse it by before it is read).
+        let verified = matches!(
+            record.digest_status,
+            DigestStatus::Verified | DigestStatus::Absent
+        ) && record
+            .diagnostics
+            .iter()
+            .all(|diagnostic| diagnostic.code != Code::TooLarge);
         if verified {
             for (_, read) in &reads {
                 if let Ok(bytes) = read {

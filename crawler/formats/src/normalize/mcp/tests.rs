@@ -172,6 +172,18 @@ fn failed_and_missing_reads() {
     );
     assert_eq!(skill.digest_status, DigestStatus::Unfetched);
     assert_eq!(skill.verdict(), Verdict::Invalid);
+    // SKILL.md had and checked, a supporting file failed: nothing of the skill was had whole.
+    let [skill_md, _] = reads(SKILL_MD_TEXT.as_bytes(), SCRIPT);
+    let half = [
+        skill_md,
+        McpRead {
+            path: "scripts/run.py",
+            fetched: Fetched::Failed(&failure),
+        },
+    ];
+    let skill = mcp_skill(&source(), &listed, &half, SEEN);
+    assert_eq!(skill.digest_status, DigestStatus::Unfetched);
+    assert_eq!(skill.verdict(), Verdict::Invalid);
     let only_skill_md = &reads(SKILL_MD_TEXT.as_bytes(), SCRIPT)[..1];
     let skill = mcp_skill(&source(), &listed, only_skill_md, SEEN);
     assert!(skill.diagnostics.iter().any(|d| d.code == Code::Unfetched));
