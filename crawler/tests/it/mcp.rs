@@ -282,17 +282,27 @@ fn codes(skill: &formats::Skill) -> Vec<Code> {
 
 #[tokio::test]
 async fn good_lying_and_mismatching_skills() {
+    // Files over 64 KiB are checked on the blocking pool, the others inline: both kinds here.
+    let table = "row,1\n".repeat(20_000);
     let good = honest(
         "pdf-tools",
         "Extracts text from PDF files.",
-        &[("scripts/extract.py", "print('pdf')\n")],
+        &[
+            ("scripts/extract.py", "print('pdf')\n"),
+            ("scripts/table.csv", &table),
+        ],
     );
-    let mut lying = honest("csv-clean", "Cleans CSV files.", &[("data.txt", "a,b\n")]);
+    let data_file = "a,b\n".repeat(30_000);
+    let mut lying = honest(
+        "csv-clean",
+        "Cleans CSV files.",
+        &[("data.txt", &data_file)],
+    );
     if let SkillResources::Files(files) = &mut lying.entry.resources {
         // The supporting file's digest lies; its size is right.
         files[1] = SkillResource::new(
             files[1].uri.clone(),
-            Digest::of(b"a,c\n").to_string(),
+            Digest::of("a,c\n".repeat(30_000).as_bytes()).to_string(),
             files[1].size,
         );
     }
@@ -336,7 +346,19 @@ async fn good_lying_and_mismatching_skills() {
     );
     assert_eq!(good.index_url.as_str(), format!("http://{domain_name}/mcp"));
     let paths: Vec<&str> = good.files.iter().map(|file| file.path.as_str()).collect();
-    assert_eq!(paths, ["SKILL.md", "scripts/extract.py"]);
+    assert_eq!(
+        paths,
+        ["SKILL.md", "scripts/extract.py", "scripts/table.csv"]
+    );
+    let kept = good.file("scripts/table.csv").unwrap();
+    assert_eq!(
+        data.blobs
+            .get(&kept.sha256.unwrap())
+            .await
+            .unwrap()
+            .unwrap(),
+        table.as_bytes()
+    );
     let script = good.file("scripts/extract.py").unwrap();
     assert_eq!(
         data.blobs
@@ -388,7 +410,7 @@ async fn good_lying_and_mismatching_skills() {
     assert_eq!(methods[..3], ["GET", "server/discover", "skills/list"]);
     assert_eq!(
         methods.iter().filter(|m| *m == "resources/read").count(),
-        5,
+        6,
         "{methods:?}"
     );
     assert!(
@@ -410,7 +432,7 @@ async fn good_lying_and_mismatching_skills() {
         .count();
     // The files of the two records that failed verification were not kept, so they are read
     // again (csv-clean's SKILL.md and data.txt, notes' SKILL.md); pdf-tools' are not.
-    assert_eq!(reads_after, 5 + 3);
+    assert_eq!(reads_after, 6 + 3);
 }
 
 #[tokio::test]

@@ -20,7 +20,8 @@ use super::{Kept, keep_blob};
 use crate::fetch::{FetchFailure, Fetcher, Session};
 use formats::diagnostic::{Code, Diagnostic};
 use formats::mcp::{
-    self, Era, LEGACY_PROTOCOLS, ListedFiles, ListedSkill, RpcError, SKILL_MD, SkillsSupport,
+    self, Era, LEGACY_PROTOCOLS, ListedFile, ListedFiles, ListedSkill, RpcError, SKILL_MD,
+    SkillsSupport,
 };
 use formats::normalize::{self, Fetched, McpRead, Source};
 use formats::site::{IndexRead, SiteFindings};
@@ -322,10 +323,24 @@ pub(super) async fn crawl_endpoint(
 
     for listed in listing.skills {
         let reads = read_files(&mut client, fetcher, &listed).await;
-        let record = normalize_on_blocking_pool(fetcher, &source, listed, reads, seen_at).await;
-        if let Some(record) = record {
-            kept.hold(vec![record]);
-            kept.flush_if_full().await;
+        let uri = listed.uri.clone();
+        match normalize_on_blocking_pool(fetcher, &source, listed, reads, seen_at).await {
+            Ok(record) => {
+                kept.hold(vec![record]);
+                kept.flush_if_full().await;
+            }
+            Err(message) => {
+                // Never a silent drop: the failure is reported, and the listing counts as read
+                // in part, so the skill's stored record is not removed.
+                found.failures.push(FetchFailure::new(
+                    Code::McpProtocol,
+                    endpoint,
+                    format!("{uri}: the record could not be built: {message}"),
+                ));
+                if let Some(index) = found.indexes.last_mut() {
+                    index.complete = false;
+                }
+            }
         }
     }
     client.end_session().await;
@@ -482,9 +497,12 @@ async fn read_files(
                     Some(bytes) => Ok(bytes),
                     None => read_resource(client, &file.uri, limit).await,
                 };
-                let failed = match &read {
-                    Ok(bytes) => mcp::check_file(file, bytes).is_err(),
-                    Err(_) => true,
+                let (read, failed) = match read {
+                    Ok(bytes) => {
+                        let (bytes, matches) = check_off_worker(file, bytes).await;
+                        (Ok(bytes), !matches)
+                    }
+                    Err(why) => (Err(why), true),
                 };
                 reads.push((file.path.clone(), read));
                 if failed {
@@ -499,6 +517,27 @@ async fn read_files(
         }
     }
     reads
+}
+
+/// Bytes above which a file is hashed on the blocking pool rather than on an async worker,
+/// which the other hosts' crawls share (a skill's file may be 16 MiB).
+const HASH_INLINE_BYTES: usize = 64 * 1024;
+
+/// Checks `bytes` against the listing's `file` (size, then digest); gives the bytes back with
+/// whether they match.
+async fn check_off_worker(file: &ListedFile, bytes: Vec<u8>) -> (Vec<u8>, bool) {
+    if bytes.len() <= HASH_INLINE_BYTES {
+        let matches = mcp::check_file(file, &bytes).is_ok();
+        return (bytes, matches);
+    }
+    let file = file.clone();
+    tokio::task::spawn_blocking(move || {
+        let matches = mcp::check_file(&file, &bytes).is_ok();
+        (bytes, matches)
+    })
+    .await
+    // A check that could not run is a check that failed: the normaliser reports the file.
+    .unwrap_or_default()
 }
 
 /// Reads one resource's bytes.
@@ -534,7 +573,7 @@ async fn normalize_on_blocking_pool(
     listed: ListedSkill,
     reads: Vec<FileRead>,
     seen_at: OffsetDateTime,
-) -> Option<formats::Skill> {
+) -> Result<formats::Skill, String> {
     let blobs = fetcher.blobs().cloned();
     let source = source.clone();
     let uri = listed.uri.clone();
@@ -574,11 +613,8 @@ async fn normalize_on_blocking_pool(
         record
     })
     .await;
-    match built {
-        Ok(record) => Some(record),
-        Err(error) => {
-            tracing::error!(%error, %uri, "normalising an MCP skill failed");
-            None
-        }
-    }
+    built.map_err(|error| {
+        tracing::error!(%error, %uri, "normalising an MCP skill failed");
+        error.to_string()
+    })
 }
