@@ -16,6 +16,7 @@ use super::{
 use crate::auth::Auth;
 use crate::error::ApiError;
 use crate::extract::ApiPath;
+use crate::mcp;
 use crate::routes::sharing::record_path;
 use crate::state::{AppState, parse_id};
 
@@ -151,12 +152,15 @@ fn skill_body(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup
 }
 
 fn install(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup {
-    if skill.format != Format::AgentSkills {
+    if skill.format == Format::SkillSharing {
         return html! {};
     }
+    // The publisher's index and the mirror serve only what came from a well-known index.
+    let well_known = skill.format == Format::AgentSkills;
     let name = skill.name.as_str();
     let origin = install_origin(skill);
-    let mirrored = matches!(skill.verdict(), Verdict::Valid | Verdict::Lenient);
+    let mirrored = well_known && matches!(skill.verdict(), Verdict::Valid | Verdict::Lenient);
+    let over_mcp = mcp::entry(skill).ok().map(|entry| entry.uri);
     let mirror = state.url(&format!(
         "/mirror/{}",
         encode_segment(skill.domain.as_str())
@@ -177,12 +181,19 @@ fn install(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup {
             ));
         }
     }
+    let mcp_note = format!(
+        "what an agent connected to this directory's MCP server ({}) loads with skills/get, \
+         every file verified against its digest",
+        state.url("/mcp")
+    );
     let snippets: Vec<(&str, String, &str)> = [
-        Some((
-            "From its publisher",
-            format!("npx skills add {} --skill {}", shell_quote(&origin), shell_quote(name)),
-            "the vercel skills CLI reads the publisher's index",
-        )),
+        well_known.then(|| {
+            (
+                "From its publisher",
+                format!("npx skills add {} --skill {}", shell_quote(&origin), shell_quote(name)),
+                "the vercel skills CLI reads the publisher's index",
+            )
+        }),
         mirrored.then(|| {
             (
                 "Through this directory's mirror",
@@ -190,6 +201,7 @@ fn install(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup {
                 "the verified copy this directory holds; works while the origin is down or its index is refused",
             )
         }),
+        over_mcp.map(|uri| ("Over MCP", uri, mcp_note.as_str())),
         (!copy.is_empty()).then(|| {
             (
                 "Copy the folder",

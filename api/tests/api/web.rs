@@ -163,6 +163,12 @@ async fn the_skill_page_renders_markdown_and_offers_installs() {
             "npx skills add http://directory.test/mirror/pdfworks.test --skill pdf-merge"
         )
     );
+    // The URI an agent connected to the directory over MCP loads it by.
+    assert!(
+        html.contains("skill://pdfworks.test/pdf-merge/SKILL.md"),
+        "{html}"
+    );
+    assert!(html.contains("http://directory.test/mcp"));
     let service = get(
         "/skill/services.test/test.services.translate-v2",
         As::Anonymous,
@@ -178,6 +184,7 @@ async fn the_skill_page_renders_markdown_and_offers_installs() {
         !service.contains("npx skills add"),
         "services are not installed"
     );
+    assert!(!service.contains("skill://"), "nor served over MCP");
 }
 
 #[tokio::test]
