@@ -368,6 +368,13 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub(crate) prefetch_files: bool,
 
+    /// Follows the crawl store's change log: brings the search index up to date this often,
+    /// e.g. `2s`, so that a replica over a shared PostgreSQL store (`--store`) serves what
+    /// other processes crawl. Default with `--store`: 2s; with the embedded store, which only
+    /// this process writes, off.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(crate) sync_every: Option<Duration>,
+
     /// Fetching options, for --crawl.
     #[command(flatten)]
     pub(crate) fetch: FetchArgs,

@@ -75,6 +75,24 @@ pub(crate) fn run(
             args.max_in_flight,
             args.crawl_every,
         )?;
+        // A replica over a shared store follows its change log.
+        let follow_every = args.sync_every.or_else(|| {
+            location
+                .is_some_and(|location| !location.trim().is_empty())
+                .then_some(DEFAULT_SYNC_EVERY)
+        });
+        let follower = match follow_every {
+            Some(every) if !every.is_zero() => {
+                directory.store_seen(state.progress()).await;
+                Some(tokio::spawn(follow(
+                    directory.clone(),
+                    state.progress().clone(),
+                    every,
+                    shutdown.clone(),
+                )))
+            }
+            _ => None,
+        };
         let crawler = background.map(|crawl| {
             state.progress().enable();
             tokio::spawn(crawl.run(
@@ -89,6 +107,9 @@ pub(crate) fn run(
             .context("the server failed")?;
         if let Some(crawler) = crawler {
             let _ = crawler.await;
+        }
+        if let Some(follower) = follower {
+            let _ = follower.await;
         }
         tracing::info!("server stopped");
         Ok(ExitStatus::Success)
@@ -169,6 +190,16 @@ impl Directory {
             progress.index_synced(&stats);
         }
         Ok(())
+    }
+
+    /// Reads the store's latest change number into `progress`, for `/healthz` and `/metrics`
+    /// to report the index's lag; a store that cannot be read is logged and left for the next
+    /// round.
+    pub(crate) async fn store_seen(&self, progress: &CrawlProgress) {
+        match self.store.last_seq().await {
+            Ok(seq) => progress.store_seen(seq),
+            Err(error) => tracing::warn!(%error, "cannot read the store's latest change"),
+        }
     }
 
     /// Returns the server state over this directory.
@@ -325,6 +356,45 @@ pub(crate) async fn crawl_once(
         Err(error) => {
             progress.crawl_failed(&error.to_string());
             Err(anyhow::Error::new(error).context("the crawl could not go on"))
+        }
+    }
+}
+
+/// How often a server over a shared store (`--store`) syncs its index by default.
+const DEFAULT_SYNC_EVERY: Duration = Duration::from_secs(2);
+/// The longest wait between two tries when syncing with the store keeps failing (a store
+/// restarting, a network cut): tries back off from `--sync-every` up to this.
+const MAX_SYNC_BACKOFF: Duration = Duration::from_secs(60);
+
+/// Follows the store's change log until shutdown: every `every`, takes the new changes into
+/// the index and reads the store's latest change number (the lag `/healthz` reports). A sync
+/// that fails is retried with a doubling wait, up to [`MAX_SYNC_BACKOFF`]; nothing is lost,
+/// as the next sync starts from the index's own change number.
+async fn follow(
+    directory: Directory,
+    progress: CrawlProgress,
+    every: Duration,
+    shutdown: Shutdown,
+) {
+    let mut wait = every;
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            () = shutdown.wait() => return,
+        }
+        match directory.sync(Some(&progress)).await {
+            Ok(()) => {
+                directory.store_seen(&progress).await;
+                wait = every;
+            }
+            Err(error) => {
+                wait = (wait * 2).min(MAX_SYNC_BACKOFF).max(every);
+                tracing::warn!(
+                    error = format!("{error:#}"),
+                    retry_in = ?wait,
+                    "syncing the index with the store failed"
+                );
+            }
         }
     }
 }

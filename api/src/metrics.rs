@@ -56,6 +56,8 @@ pub(crate) struct Gauges {
     pub(crate) public_records: u64,
     /// The crawl store change sequence number the index reflects.
     pub(crate) index_seq: u64,
+    /// The crawl store's latest change number, when the server follows a shared store.
+    pub(crate) store_seq: Option<u64>,
     /// Crawl counters.
     pub(crate) crawl: Counters,
     /// True while a crawl runs.
@@ -196,6 +198,16 @@ impl Metrics {
             let _ = writeln!(
                 out,
                 "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+            );
+        }
+        if let Some(store_seq) = gauges.store_seq {
+            let lag = store_seq.saturating_sub(gauges.index_seq);
+            let _ = writeln!(
+                out,
+                "# HELP skillscout_store_seq The shared crawl store's latest change number, read after the latest sync.\n\
+                 # TYPE skillscout_store_seq gauge\nskillscout_store_seq {store_seq}\n\
+                 # HELP skillscout_index_sync_lag Changes of the shared store the index does not hold yet.\n\
+                 # TYPE skillscout_index_sync_lag gauge\nskillscout_index_sync_lag {lag}"
             );
         }
         out.push_str("# HELP skillscout_crawl_domains_total Domains crawled by background crawls, by outcome.\n");

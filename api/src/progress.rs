@@ -26,6 +26,9 @@ struct State {
     next_at: Option<OffsetDateTime>,
     counters: Counters,
     last_sync: Option<(OffsetDateTime, SyncStats)>,
+    /// The crawl store's latest change number, as a replica following a shared store last
+    /// read it (after its latest sync); `None` for a server that does not follow one.
+    store_seq: Option<u64>,
 }
 
 /// Monotonic counters, exported by `/metrics`.
@@ -162,6 +165,17 @@ impl CrawlProgress {
         state.counters.syncs += 1;
         state.counters.synced_changes += (stats.upserted + stats.deleted) as u64;
         state.last_sync = Some((OffsetDateTime::now_utc(), *stats));
+    }
+
+    /// Records the crawl store's latest change number, read after a sync by a server that
+    /// follows a shared store: `/healthz` and `/metrics` report how far the index is behind.
+    pub fn store_seen(&self, seq: u64) {
+        self.lock().store_seq = Some(seq);
+    }
+
+    /// Returns the store's latest change number as last read, when the server follows one.
+    pub(crate) fn store_seq(&self) -> Option<u64> {
+        self.lock().store_seq
     }
 
     pub(crate) fn view(&self) -> CrawlView {

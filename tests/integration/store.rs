@@ -209,3 +209,178 @@ fn migrate_needs_a_postgres_store_and_bad_locations_are_clear_errors() {
         assert_eq!(stdout(&output).trim(), "schema version 0 → 1");
     }
 }
+
+/// A `serve` process; killed (SIGKILL) when dropped.
+struct Replica {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Replica {
+    fn start(dir: &Path, data: &str, store: &str) -> Replica {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skillscout"))
+            .args([
+                "--data",
+                data,
+                "--store",
+                store,
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+            ])
+            .args(["--sync-every", "1s"])
+            .current_dir(dir)
+            .env_remove("RUST_LOG")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("skillscout serve starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        Replica { child, addr }
+    }
+
+    /// GETs `path` and returns the body (HTTP/1.0, so the server closes the connection).
+    fn get(&self, path: &str) -> String {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(&self.addr).unwrap();
+        write!(stream, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap();
+        assert!(
+            head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+            "{head}"
+        );
+        body.to_owned()
+    }
+
+    fn health(&self) -> Value {
+        serde_json::from_str(&self.get("/healthz")).unwrap()
+    }
+
+    /// Waits until the index holds every change of the store up to at least `seq`; returns
+    /// the index's change number.
+    fn caught_up(&self, seq: u64) -> u64 {
+        for _ in 0..300 {
+            let health = self.health();
+            let index = health["index_seq"].as_u64().unwrap();
+            if index >= seq && health["sync_lag"] == 0 {
+                return index;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!(
+            "{} did not catch up with change {seq}: {}",
+            self.addr,
+            self.health()
+        );
+    }
+
+    /// The search answer for `query`, every verdict, without its timing.
+    fn search(&self, query: &str) -> Value {
+        let mut body: Value =
+            serde_json::from_str(&self.get(&format!("/v1/search?q={query}&verdict=any&limit=100")))
+                .unwrap();
+        body.as_object_mut().unwrap().remove("took_ms");
+        body
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_follow_the_shared_store_and_a_killed_one_catches_up() {
+    let Some(schema) = TestSchema::create() else {
+        return;
+    };
+    let web = repo_root().join("seeds/web");
+    let server = TestServer::start(move |request| serve_file(&web, request)).await;
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("replicas-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = schema.url.clone();
+    let crawl = |sites: &[&str]| {
+        let resolve = format!("*.test=127.0.0.1:{}", server.port());
+        let mut args: Vec<String> = ["--data", "crawler", "--store", &url, "crawl"]
+            .map(str::to_owned)
+            .to_vec();
+        args.extend(
+            [
+                "--resolve",
+                &resolve,
+                "--host-delay-ms",
+                "0",
+                "--prefetch-files",
+            ]
+            .map(str::to_owned),
+        );
+        args.extend(sites.iter().map(|site| (*site).to_owned()));
+        run(&dir, args)
+    };
+
+    // The store exists (migrated) before the replicas start; they begin empty.
+    let output = skillscout(&dir, &["--store", &url, "migrate"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let blocking_dir = dir.clone();
+    let blocking_url = url.clone();
+    let (one, two) = tokio::task::spawn_blocking(move || {
+        (
+            Replica::start(&blocking_dir, "one", &blocking_url),
+            Replica::start(&blocking_dir, "two", &blocking_url),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(one.health()["index_seq"], 0);
+
+    // A crawl by a third process reaches both replicas' indexes.
+    let output = crawl(&["http://pdfworks.test", "http://legacy-tools.test"]).await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let (one, two) = tokio::task::spawn_blocking(move || {
+        let seq = one.caught_up(1);
+        assert_eq!(two.caught_up(seq), seq);
+        let found = one.search("pdf");
+        assert!(found["total"].as_u64().unwrap() >= 3, "{found}");
+        assert_eq!(two.search("pdf"), found);
+        assert!(one.get("/metrics").contains("skillscout_index_sync_lag 0"));
+        (one, two)
+    })
+    .await
+    .unwrap();
+
+    // Replica two is killed; a crawl goes on; two restarts on its own data and catches up.
+    let before = two.health()["index_seq"].as_u64().unwrap();
+    drop(two);
+    let output = crawl(&["http://services.test", "http://sloppy.test"]).await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let restart_dir = dir.clone();
+    let restart_url = url.clone();
+    tokio::task::spawn_blocking(move || {
+        let seq = one.caught_up(before + 1);
+        let two = Replica::start(&restart_dir, "two", &restart_url);
+        assert_eq!(two.caught_up(seq), seq);
+        for query in ["invoice", "pdf", ""] {
+            assert_eq!(two.search(query), one.search(query), "{query:?}");
+        }
+        assert!(one.search("invoice")["total"].as_u64().unwrap() >= 1);
+    })
+    .await
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -22,11 +22,17 @@ const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 /// 1,000 connections, docs/BENCHMARKS.md).
 pub(super) async fn healthz(State(state): State<AppState>) -> Result<Response, ApiError> {
     let seq = state.index().committed_seq()?;
-    let body: Value = json!({
+    let mut body: Value = json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
         "index_seq": seq,
     });
+    // A replica following a shared store: how many changes its index is behind, as of the
+    // store's change number read after its latest sync.
+    if let Some(store_seq) = state.progress().store_seq() {
+        body["store_seq"] = json!(store_seq);
+        body["sync_lag"] = json!(store_seq.saturating_sub(seq));
+    }
     Ok(([(CACHE_CONTROL, NO_STORE)], Json(body)).into_response())
 }
 
@@ -38,6 +44,7 @@ pub(super) async fn metrics(State(state): State<AppState>) -> Result<Response, A
             Ok(Gauges {
                 public_records: state.index().count(Caller::Anonymous)?,
                 index_seq: state.index().committed_seq()?,
+                store_seq: state.progress().store_seq(),
                 crawl,
                 crawl_running,
             })
