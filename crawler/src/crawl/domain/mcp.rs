@@ -155,12 +155,29 @@ impl Client<'_, '_> {
             mcp::request_body(id, method, params, self.era)
         };
         let headers = self.headers(method, name);
-        let response = self
+        let mut response = self
             .session
             .post(self.endpoint, &headers, &body, limit)
             .await
             .map_err(CallError::Fetch)?;
-        let parsed = mcp::parse_response(&response.body, response.content_type.as_deref(), id);
+        let bytes = response.body.len();
+        let parsed = if bytes <= PARSE_INLINE_BYTES {
+            mcp::parse_response(&response.body, response.content_type.as_deref(), id)
+        } else {
+            // A file's answer may be tens of MiB: parsed on the blocking pool, not on an
+            // async worker that the other hosts' crawls share.
+            let body = std::mem::take(&mut response.body);
+            let content_type = response.content_type.clone();
+            tokio::task::spawn_blocking(move || {
+                mcp::parse_response(&body, content_type.as_deref(), id)
+            })
+            .await
+            .unwrap_or_else(|error| {
+                Err(RpcError::Invalid(format!(
+                    "the answer could not be parsed: {error}"
+                )))
+            })
+        };
         if !response.status.is_success() {
             return Err(CallError::Status(response.status, parsed.err()));
         }
@@ -168,7 +185,7 @@ impl Client<'_, '_> {
             Ok(result) => Ok(Answer {
                 result,
                 headers: response.headers,
-                bytes: response.body.len(),
+                bytes,
             }),
             Err(rpc) => Err(CallError::Rpc(rpc)),
         }
@@ -518,6 +535,9 @@ async fn read_files(
     }
     reads
 }
+
+/// Bytes above which an answer is parsed on the blocking pool rather than on an async worker.
+const PARSE_INLINE_BYTES: usize = 64 * 1024;
 
 /// Bytes above which a file is hashed on the blocking pool rather than on an async worker,
 /// which the other hosts' crawls share (a skill's file may be 16 MiB).
