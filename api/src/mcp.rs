@@ -30,10 +30,9 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::header::AUTHORIZATION;
+use axum::extract::Request;
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use formats::{Format, SkillId};
@@ -53,6 +52,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
+use crate::auth::Auth;
 use crate::error::ApiError;
 use crate::extract::Params;
 use crate::files::{self, FileError};
@@ -135,24 +135,11 @@ pub(crate) fn service(state: &AppState) -> StreamableHttpService<Directory, Neve
     )
 }
 
-/// Resolves the caller of a `/mcp` request from its bearer token (a wrong token is a 401, as
-/// everywhere), for the handler to read.
-pub(crate) async fn caller_layer(
-    State(state): State<AppState>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    let header = request
-        .headers()
-        .get(AUTHORIZATION)
-        .map(|value| value.as_bytes());
-    match state.tokens().caller(header) {
-        Ok(caller) => {
-            request.extensions_mut().insert(caller);
-            next.run(request).await
-        }
-        Err(error) => error.into_response(),
-    }
+/// Resolves the caller of a `/mcp` request from its bearer token with the extractor every
+/// endpoint uses (a wrong token is a 401), for the handler to read.
+pub(crate) async fn caller_layer(Auth(caller): Auth, mut request: Request, next: Next) -> Response {
+    request.extensions_mut().insert(caller);
+    next.run(request).await
 }
 
 /// The MCP server handler: answers over the index, the crawl store and the blob store.
