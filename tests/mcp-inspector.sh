@@ -15,6 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+# shellcheck source=tests/common.sh
+. tests/common.sh
 inspector_version=2.12.0
 
 scratch=$(mktemp -d)
@@ -26,17 +28,7 @@ cleanup() {
 trap cleanup EXIT
 
 # --- the client -------------------------------------------------------------------------
-tools=${MCP_INSPECTOR_TOOLS:-$scratch/tools}
-mkdir -p "$tools"
-if [ ! -x "$tools/node_modules/.bin/mcp-inspector" ] || ! "$tools/node_modules/.bin/node" --version >/dev/null 2>&1; then
-  (cd "$tools" && npm install --no-audit --no-fund --loglevel=error node@22 "@modelcontextprotocol/inspector@$inspector_version" >/dev/null)
-  # npm 11 runs no install script it was not told to trust; `node` needs its own to unpack.
-  if ! "$tools/node_modules/.bin/node" --version >/dev/null 2>&1; then
-    (cd "$tools" && npm install-scripts approve node >/dev/null 2>&1 || true)
-    (cd "$tools" && npm rebuild node >/dev/null)
-  fi
-fi
-export PATH="$tools/node_modules/.bin:$PATH"
+install_node_tools "${MCP_INSPECTOR_TOOLS:-$scratch/tools}" mcp-inspector "@modelcontextprotocol/inspector@$inspector_version"
 if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 19) ? 0 : 1)'; then
   echo "error: the MCP Inspector needs Node 22.19 or newer; found $(node --version)" >&2
   exit 1
@@ -48,25 +40,6 @@ echo "MCP Inspector $inspector_version on node $(node --version)"
 cargo build --quiet --locked --bin skillscout
 skillscout=$repo/target/debug/skillscout
 data=$scratch/data
-
-# Starts a command in the background and waits for a line with an http:// address on its
-# stdout; prints the address.
-start() {
-  local out=$scratch/$1.out
-  shift
-  "$@" >"$out" 2>"$scratch/$(basename "$out" .out).err" &
-  pids+=($!)
-  for _ in $(seq 1 300); do
-    if grep -qo 'http://127\.0\.0\.1:[0-9]*' "$out" 2>/dev/null; then
-      grep -o 'http://127\.0\.0\.1:[0-9]*' "$out" | tail -n 1
-      return
-    fi
-    sleep 0.1
-  done
-  echo "error: $* did not start" >&2
-  cat "$scratch/$(basename "$out" .out).err" >&2
-  exit 1
-}
 
 # Crawl the fixture web once (demo serves it on loopback), then stop.
 start demo "$skillscout" demo --data "$data" --addr 127.0.0.1:0 >/dev/null

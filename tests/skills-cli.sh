@@ -11,6 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+# shellcheck source=tests/common.sh
+. tests/common.sh
 
 scratch=$(mktemp -d)
 pids=()
@@ -21,17 +23,7 @@ cleanup() {
 trap cleanup EXIT
 
 # --- the client -------------------------------------------------------------------------
-tools=${SKILLS_CLI_TOOLS:-$scratch/tools}
-mkdir -p "$tools"
-if [ ! -x "$tools/node_modules/.bin/skills" ] || ! "$tools/node_modules/.bin/node" --version >/dev/null 2>&1; then
-  (cd "$tools" && npm install --no-audit --no-fund --loglevel=error node@22 skills >/dev/null)
-  # npm 11 runs no install script it was not told to trust; `node` needs its own to unpack.
-  if ! "$tools/node_modules/.bin/node" --version >/dev/null 2>&1; then
-    (cd "$tools" && npm install-scripts approve node >/dev/null 2>&1 || true)
-    (cd "$tools" && npm rebuild node >/dev/null)
-  fi
-fi
-export PATH="$tools/node_modules/.bin:$PATH"
+install_node_tools "${SKILLS_CLI_TOOLS:-$scratch/tools}" skills skills
 major=$(node --version | sed 's/^v\([0-9]*\).*/\1/')
 if [ "$major" -lt 22 ]; then
   echo "error: the skills CLI needs Node 22 or newer; found $(node --version)" >&2
@@ -44,25 +36,6 @@ echo "skills CLI $(skills --version 2>/dev/null | tail -n 1) on node $(node --ve
 cargo build --quiet --locked --bin skillscout
 skillscout=$repo/target/debug/skillscout
 data=$scratch/data
-
-# Starts a command in the background and waits for a line with an http:// address on its
-# stdout; prints the address.
-start() {
-  local out=$scratch/$1.out
-  shift
-  "$@" >"$out" 2>"$scratch/$(basename "$out" .out).err" &
-  pids+=($!)
-  for _ in $(seq 1 300); do
-    if grep -qo 'http://127\.0\.0\.1:[0-9]*' "$out" 2>/dev/null; then
-      grep -o 'http://127\.0\.0\.1:[0-9]*' "$out" | tail -n 1
-      return
-    fi
-    sleep 0.1
-  done
-  echo "error: $* did not start" >&2
-  cat "$scratch/$(basename "$out" .out).err" >&2
-  exit 1
-}
 
 # Crawl the fixture web once (demo serves it on loopback), then stop.
 start demo "$skillscout" demo --data "$data" --addr 127.0.0.1:0 >/dev/null
