@@ -27,22 +27,7 @@ const RECORD_PAGE: i64 = 64;
 
 impl RecordStore for PostgresStore {
     fn record(&self, id: &str) -> Result<Option<StoredRecord>, StoreError> {
-        let id = id.to_owned();
-        self.engine.read(move |pool| {
-            let id = id.clone();
-            async move {
-                let client = pool.get().await?;
-                let row = client
-                    .query_typed_opt(
-                        "SELECT record FROM records WHERE id = $1",
-                        &[(&id, Type::TEXT)],
-                    )
-                    .await
-                    .map_err(|error| pool.error(&error))?;
-                row.map(|row| decode(&pool, &id, pool.column(&row, 0)?))
-                    .transpose()
-            }
-        })
+        self.point_read("SELECT record FROM records WHERE id = $1", id)
     }
 
     fn records_of(&self, domain: &Domain) -> Result<Vec<StoredRecord>, StoreError> {
@@ -186,22 +171,10 @@ impl RecordStore for PostgresStore {
     }
 
     fn domain(&self, domain: &Domain) -> Result<Option<DomainStatus>, StoreError> {
-        let domain = domain.to_string();
-        self.engine.read(move |pool| {
-            let domain = domain.clone();
-            async move {
-                let client = pool.get().await?;
-                let row = client
-                    .query_typed_opt(
-                        "SELECT status FROM domains WHERE domain = $1",
-                        &[(&domain, Type::TEXT)],
-                    )
-                    .await
-                    .map_err(|error| pool.error(&error))?;
-                row.map(|row| decode(&pool, &domain, pool.column(&row, 0)?))
-                    .transpose()
-            }
-        })
+        self.point_read(
+            "SELECT status FROM domains WHERE domain = $1",
+            domain.as_str(),
+        )
     }
 
     fn domains_after(
@@ -248,22 +221,7 @@ impl RecordStore for PostgresStore {
 
 impl HttpCacheStore for PostgresStore {
     fn cached(&self, url: &Url) -> Result<Option<CacheEntry>, StoreError> {
-        let url = url.to_string();
-        self.engine.read(move |pool| {
-            let url = url.clone();
-            async move {
-                let client = pool.get().await?;
-                let row = client
-                    .query_typed_opt(
-                        "SELECT entry FROM http_cache WHERE url = $1",
-                        &[(&url, Type::TEXT)],
-                    )
-                    .await
-                    .map_err(|error| pool.error(&error))?;
-                row.map(|row| decode(&pool, &url, pool.column(&row, 0)?))
-                    .transpose()
-            }
-        })
+        self.point_read("SELECT entry FROM http_cache WHERE url = $1", url.as_str())
     }
 
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError> {
@@ -480,6 +438,30 @@ async fn set_cache_entry(
     };
     result.map_err(|error| pool.error(&error))?;
     Ok(())
+}
+
+impl PostgresStore {
+    /// Reads the one JSON value `sql` selects for the text key `$1` (retried like every read),
+    /// or `None` when there is no row.
+    fn point_read<T: DeserializeOwned + Send + 'static>(
+        &self,
+        sql: &'static str,
+        key: &str,
+    ) -> Result<Option<T>, StoreError> {
+        let key = key.to_owned();
+        self.engine.read(move |pool| {
+            let key = key.clone();
+            async move {
+                let client = pool.get().await?;
+                let row = client
+                    .query_typed_opt(sql, &[(&key, Type::TEXT)])
+                    .await
+                    .map_err(|error| pool.error(&error))?;
+                row.map(|row| decode(&pool, &key, pool.column(&row, 0)?))
+                    .transpose()
+            }
+        })
+    }
 }
 
 fn decode<T: DeserializeOwned>(pool: &Pool, what: &str, bytes: &[u8]) -> Result<T, StoreError> {
