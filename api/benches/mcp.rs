@@ -29,7 +29,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::json;
 use store::blobs::Blobs;
-use store::{DomainStatus, Outcome, Store};
+use store::{DomainStatus, Store};
 use time::OffsetDateTime;
 use url::Url;
 
@@ -187,21 +187,14 @@ fn build(dir: &std::path::Path, count: usize) -> AppState {
             .map(|n| record(n, &mut rng, &blobs, now))
             .collect();
         n += records.len();
-        let status = DomainStatus {
-            domain: records[0].domain.clone(),
-            origin: format!("http://{}", records[0].domain),
-            outcome: Outcome::Ok,
-            formats: vec![Format::AgentSkills],
-            indexes: vec![records[0].index_url.clone()],
-            skills: records.len(),
-            requests: 1,
-            errors: Vec::new(),
-            errors_omitted: 0,
-            diagnostics: Vec::new(),
-            crawled_at: now,
-            last_success: Some(now),
-            caching: None,
-        };
+        let status = DomainStatus::read_ok(
+            records[0].domain.clone(),
+            format!("http://{}", records[0].domain),
+            vec![Format::AgentSkills],
+            vec![records[0].index_url.clone()],
+            records.len(),
+            now,
+        );
         store
             .blocking()
             .apply_domain(&status, records, now)

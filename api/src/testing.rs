@@ -7,7 +7,7 @@ use formats::skill::{Artifact, DigestStatus};
 use formats::{Access, Format, Skill, SkillId};
 use indexer::{Index, IndexConfig};
 use store::blobs::Blobs;
-use store::{DomainStatus, Outcome, Store};
+use store::{DomainStatus, Store};
 use time::OffsetDateTime;
 use url::Url;
 
@@ -54,19 +54,15 @@ pub(crate) fn record(id: &str, access: Access) -> Skill {
 pub(crate) fn status_of(records: &[Skill]) -> DomainStatus {
     let now = OffsetDateTime::now_utc();
     DomainStatus {
-        domain: records[0].domain.clone(),
-        origin: format!("http://{}", records[0].domain),
-        outcome: Outcome::Ok,
-        formats: vec![Format::AgentSkills],
-        indexes: vec![records[0].index_url.clone()],
-        skills: records.len(),
         requests: 1,
-        errors: Vec::new(),
-        errors_omitted: 0,
-        diagnostics: Vec::new(),
-        crawled_at: now,
-        last_success: Some(now),
-        caching: None,
+        ..DomainStatus::read_ok(
+            records[0].domain.clone(),
+            format!("http://{}", records[0].domain),
+            vec![Format::AgentSkills],
+            vec![records[0].index_url.clone()],
+            records.len(),
+            now,
+        )
     }
 }
 

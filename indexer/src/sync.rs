@@ -104,7 +104,7 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
 #[cfg(test)]
 mod tests {
     use formats::Skill;
-    use store::{DomainStatus, Outcome};
+    use store::DomainStatus;
     use time::OffsetDateTime;
     use time::macros::datetime;
     use url::Url;
@@ -118,19 +118,15 @@ mod tests {
 
     fn status(now: OffsetDateTime) -> DomainStatus {
         DomainStatus {
-            domain: "a.test".parse().unwrap(),
-            origin: "https://a.test".to_owned(),
-            outcome: Outcome::Ok,
-            formats: vec![formats::Format::AgentSkills],
-            indexes: vec![Url::parse("https://a.test/.well-known/skills/index.json").unwrap()],
-            skills: 0,
             requests: 1,
-            errors: Vec::new(),
-            errors_omitted: 0,
-            diagnostics: Vec::new(),
-            crawled_at: now,
-            last_success: Some(now),
-            caching: None,
+            ..DomainStatus::read_ok(
+                "a.test".parse().unwrap(),
+                "https://a.test".to_owned(),
+                vec![formats::Format::AgentSkills],
+                vec![Url::parse("https://a.test/.well-known/skills/index.json").unwrap()],
+                0,
+                now,
+            )
         }
     }
 

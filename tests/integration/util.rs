@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use indexer::{Index, IndexConfig, SyncStats};
-use store::{DomainStatus, Outcome, Store};
+use store::{DomainStatus, Store};
 use time::OffsetDateTime;
 
 /// Returns the repository root (the binary package's directory).
@@ -59,25 +59,18 @@ pub(crate) fn store_and_index_sites(data: &Path, sites: &[PathBuf]) -> SyncStats
         let Some(first) = records.first() else {
             continue;
         };
-        let status = DomainStatus {
-            domain: first.domain.clone(),
-            origin: format!("https://{}", first.domain),
-            outcome: Outcome::Ok,
-            formats: checked.indexes.iter().map(|index| index.format).collect(),
-            indexes: checked
+        let status = DomainStatus::read_ok(
+            first.domain.clone(),
+            format!("https://{}", first.domain),
+            checked.indexes.iter().map(|index| index.format).collect(),
+            checked
                 .indexes
                 .iter()
                 .map(|index| index.url.clone())
                 .collect(),
-            skills: records.len(),
-            requests: 0,
-            errors: Vec::new(),
-            errors_omitted: 0,
-            diagnostics: Vec::new(),
-            crawled_at: now,
-            last_success: Some(now),
-            caching: None,
-        };
+            records.len(),
+            now,
+        );
         store
             .blocking()
             .apply_domain(&status, records, now)

@@ -21,7 +21,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Value, json};
 use store::blobs::Blobs;
-use store::{DomainStatus, Outcome, Store};
+use store::{DomainStatus, Store};
 use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use url::Url;
@@ -480,21 +480,14 @@ fn many_skills(dir: &std::path::Path, count: usize) -> AppState {
             }
         })
         .collect();
-    let status = DomainStatus {
-        domain: records[0].domain.clone(),
-        origin: "http://a.test".into(),
-        outcome: Outcome::Ok,
-        formats: vec![Format::AgentSkills],
-        indexes: vec![records[0].index_url.clone()],
-        skills: records.len(),
-        requests: 1,
-        errors: Vec::new(),
-        errors_omitted: 0,
-        diagnostics: Vec::new(),
-        crawled_at: now,
-        last_success: Some(now),
-        caching: None,
-    };
+    let status = DomainStatus::read_ok(
+        records[0].domain.clone(),
+        "http://a.test".into(),
+        vec![Format::AgentSkills],
+        vec![records[0].index_url.clone()],
+        records.len(),
+        now,
+    );
     let store = Arc::new(Store::open(dir).unwrap());
     store
         .blocking()

@@ -153,6 +153,37 @@ pub struct DomainStatus {
     pub caching: Option<CachingHeaders>,
 }
 
+impl DomainStatus {
+    /// The status of a crawl of `domain` (from `origin`) that ended `ok` at `at`, having read
+    /// `indexes` (of `formats`) and found `skills` skills, with no error and no request
+    /// counted: what code that builds records itself (a local tree, a test, a benchmark)
+    /// stores beside them. Set other fields with struct update syntax.
+    pub fn read_ok(
+        domain: Domain,
+        origin: String,
+        formats: Vec<Format>,
+        indexes: Vec<Url>,
+        skills: usize,
+        at: OffsetDateTime,
+    ) -> DomainStatus {
+        DomainStatus {
+            domain,
+            origin,
+            outcome: Outcome::Ok,
+            formats,
+            indexes,
+            skills,
+            requests: 0,
+            errors: Vec::new(),
+            errors_omitted: 0,
+            diagnostics: Vec::new(),
+            crawled_at: at,
+            last_success: Some(at),
+            caching: None,
+        }
+    }
+}
+
 /// What a site's responses said about caching (RFC 9111), for its publisher's health report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CachingHeaders {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use formats::index;
 use formats::normalize::{self, Fetched, Source};
 use formats::{Digest, Domain, Format, Skill};
-use store::{ApplyStats, Blobs, CacheEntry, DomainStatus, DomainUpdate, Outcome, Store, Streamed};
+use store::{ApplyStats, Blobs, CacheEntry, DomainStatus, DomainUpdate, Store, Streamed};
 use time::OffsetDateTime;
 use time::macros::datetime;
 use url::Url;
@@ -50,19 +50,15 @@ fn skills(entries: &[(&str, &str)], seen_at: OffsetDateTime) -> Vec<Skill> {
 
 fn status(now: OffsetDateTime, indexes: Vec<Url>) -> DomainStatus {
     DomainStatus {
-        domain: "example.test".parse().unwrap(),
-        origin: "https://example.test".to_owned(),
-        outcome: Outcome::Ok,
-        formats: vec![Format::AgentSkills],
-        indexes,
-        skills: 0,
         requests: 3,
-        errors: Vec::new(),
-        errors_omitted: 0,
-        diagnostics: Vec::new(),
-        crawled_at: now,
-        last_success: Some(now),
-        caching: None,
+        ..DomainStatus::read_ok(
+            "example.test".parse().unwrap(),
+            "https://example.test".to_owned(),
+            vec![Format::AgentSkills],
+            indexes,
+            0,
+            now,
+        )
     }
 }
 
