@@ -8,6 +8,10 @@
 //! EXPLAIN="make my container image smaller" cargo run --release --manifest-path bench/Cargo.toml -- --relevance-only --tuning
 //! ```
 //!
+//! `--dump-rankings DIR` also writes, per relevance set, the records' searchable text, the
+//! judgements and the indexer's top 100 for every query (`DIR/<set>.json`): the input of
+//! `bench/semantic.py`, which measures a sentence-embedding model fused with the ranking.
+//!
 //! `EXPLAIN=query` also prints the indexer's and the fair baseline's top ten for that query
 //! over the corpus.
 //!
@@ -55,6 +59,8 @@ struct Args {
     skip_relevance: bool,
     /// Skips the baseline's build and latency runs (for profiling the indexer alone).
     skip_baseline: bool,
+    /// Where to write each set's records, judgements and rankings (`--dump-rankings`).
+    dump: Option<PathBuf>,
 }
 
 fn args() -> Result<Args> {
@@ -72,6 +78,7 @@ fn args() -> Result<Args> {
         page: 20,
         skip_relevance: false,
         skip_baseline: false,
+        dump: None,
     };
     let mut raw = std::env::args().skip(1);
     while let Some(flag) = raw.next() {
@@ -104,6 +111,7 @@ fn args() -> Result<Args> {
             "--records" => args.records = value.parse()?,
             "--rounds" => args.rounds = value.parse()?,
             "--page" => args.page = value.parse()?,
+            "--dump-rankings" => args.dump = Some(PathBuf::from(value)),
             other => return Err(format!("unknown flag {other}").into()),
         }
     }
@@ -134,21 +142,25 @@ fn main() -> Result<()> {
         let dev = dev_judgements(&args.dev.join("qrels.json"))?;
         let sets = [
             RelevanceSet {
+                key: "regression",
                 name: "regression (indexer/eval/queries.json, tuned on)",
                 records: &corpus,
                 judgements: &judgements,
             },
             RelevanceSet {
+                key: "held-out",
                 name: "held-out (indexer/eval/heldout.json, frozen, never tuned on)",
                 records: &corpus,
                 judgements: &heldout,
             },
             RelevanceSet {
+                key: "held-out-2",
                 name: "held-out 2 (indexer/eval/heldout-2.json, frozen, never tuned on)",
                 records: &corpus,
                 judgements: &heldout2,
             },
             RelevanceSet {
+                key: "dev",
                 name: "relevance-dev (MetaTool, skill-sharing services, tuned on)",
                 records: &dev_records,
                 judgements: &dev,
@@ -162,6 +174,11 @@ fn main() -> Result<()> {
             explain(&corpus, &query)?;
         }
         relevance(&sets, args.verbose, &mut report)?;
+        if let Some(dir) = &args.dump {
+            for set in &sets {
+                dump_rankings(set, dir)?;
+            }
+        }
     }
     if !args.relevance_only {
         scale(&args, &corpus, &judgements, &mut report)?;
@@ -241,16 +258,82 @@ fn read_file(root: &Path, base: &Url, request: &Request) -> Reply {
 
 /// One relevance set: the records searched and the judged queries.
 struct RelevanceSet<'a> {
+    /// The file name of the set's dump (`--dump-rankings`).
+    key: &'static str,
     name: &'static str,
     records: &'a [Skill],
     judgements: &'a Judgements,
+}
+
+/// How many of the indexer's hits a dump keeps per query.
+const DUMP_DEPTH: usize = 100;
+
+/// Writes `dir/<set>.json`: every record's searchable text (title, description, tags, declared
+/// inputs, body), and per query its judgements and the indexer's top [`DUMP_DEPTH`] ids.
+fn dump_rankings(set: &RelevanceSet<'_>, dir: &Path) -> Result<()> {
+    let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default())?;
+    for record in set.records {
+        writer.upsert(record)?;
+    }
+    writer.commit(1)?;
+    let mut queries = Vec::new();
+    for judged in &set.judgements.queries {
+        let mut request = SearchRequest::new(&judged.query, Caller::Anonymous);
+        request.limit = DUMP_DEPTH;
+        let ranked: Vec<String> = search
+            .search(&request)?
+            .hits
+            .iter()
+            .map(|hit| hit.id.to_string())
+            .collect();
+        queries.push(serde_json::json!({
+            "query": judged.query,
+            "judgements": judged.judgements,
+            "ranked": ranked,
+        }));
+    }
+    let records: Vec<serde_json::Value> = set
+        .records
+        .iter()
+        .map(|record| {
+            let inputs: Vec<&serde_json::Value> = record
+                .frontmatter
+                .get("inputs")
+                .and_then(serde_json::Value::as_array)
+                .map(|inputs| {
+                    inputs
+                        .iter()
+                        .filter_map(|input| input.get("description"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            serde_json::json!({
+                "id": record.id.to_string(),
+                "title": record.title,
+                "description": record.description,
+                "tags": record.tags,
+                "inputs": inputs,
+                "body": record.body,
+            })
+        })
+        .collect();
+    std::fs::create_dir_all(dir)?;
+    let document = serde_json::json!({"set": set.name, "records": records, "queries": queries});
+    std::fs::write(
+        dir.join(format!("{}.json", set.key)),
+        serde_json::to_vec(&document)?,
+    )?;
+    Ok(())
 }
 
 /// Reads `../shared/relevance-dev/qrels.json` as judged queries.
 fn dev_judgements(path: &Path) -> Result<Judgements> {
     let qrels: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
     let mut queries = Vec::new();
-    for query in qrels["queries"].as_array().ok_or("qrels.json has no queries")? {
+    for query in qrels["queries"]
+        .as_array()
+        .ok_or("qrels.json has no queries")?
+    {
         let judgements = query["relevant"]
             .as_array()
             .ok_or("a query without judgements")?
@@ -263,7 +346,10 @@ fn dev_judgements(path: &Path) -> Result<Judgements> {
             })
             .collect();
         queries.push(eval::JudgedQuery {
-            query: query["query"].as_str().ok_or("a query without text")?.to_owned(),
+            query: query["query"]
+                .as_str()
+                .ok_or("a query without text")?
+                .to_owned(),
             judgements,
         });
     }
