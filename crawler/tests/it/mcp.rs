@@ -27,6 +27,8 @@ use formats::skill::{Digest, DigestStatus, Verdict};
 use formats::{Code, Format};
 use store::Outcome;
 
+use base64::Engine as _;
+
 use crate::{Data, domain, error_codes};
 
 /// One request the router saw.
@@ -44,7 +46,8 @@ struct Hit {
 #[derive(Clone)]
 struct Served {
     entry: Skill,
-    files: Vec<(String, String)>,
+    /// Served as `text` when UTF-8, else as a base64 `blob`.
+    files: Vec<(String, Vec<u8>)>,
 }
 
 /// How the test server behaves.
@@ -135,19 +138,22 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let text = self
+        let bytes = self
             .0
             .skills
             .iter()
             .flat_map(|served| served.files.iter())
             .find(|(uri, _)| *uri == request.uri)
-            .map(|(_, text)| text.clone());
-        match text {
-            Some(text) => {
-                Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri)]).into())
-            }
-            None => Err(ErrorData::resource_not_found(request.uri, None)),
-        }
+            .map(|(_, bytes)| bytes.clone());
+        let contents = match bytes.map(String::from_utf8) {
+            Some(Ok(text)) => ResourceContents::text(text, request.uri),
+            Some(Err(binary)) => ResourceContents::blob(
+                base64::engine::general_purpose::STANDARD.encode(binary.as_bytes()),
+                request.uri,
+            ),
+            None => return Err(ErrorData::resource_not_found(request.uri, None)),
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 }
 
@@ -249,13 +255,16 @@ fn skill_md(name: &str, description: &str) -> String {
 /// A skill whose listing tells the truth: its frontmatter and every file's digest and size.
 fn honest(name: &str, description: &str, extra: &[(&str, &str)]) -> Served {
     let root = format!("skill://{name}");
-    let mut files = vec![(format!("{root}/SKILL.md"), skill_md(name, description))];
+    let mut files = vec![(
+        format!("{root}/SKILL.md"),
+        skill_md(name, description).into_bytes(),
+    )];
     for (path, text) in extra {
-        files.push((format!("{root}/{path}"), (*text).to_owned()));
+        files.push((format!("{root}/{path}"), text.as_bytes().to_vec()));
     }
     let resources = files
         .iter()
-        .map(|(uri, text)| SkillResource::from_bytes(uri.clone(), text.as_bytes()))
+        .map(|(uri, bytes)| SkillResource::from_bytes(uri.clone(), bytes))
         .collect();
     Served {
         entry: Skill::new(
@@ -433,6 +442,43 @@ async fn good_lying_and_mismatching_skills() {
     // The files of the two records that failed verification were not kept, so they are read
     // again (csv-clean's SKILL.md and data.txt, notes' SKILL.md); pdf-tools' are not.
     assert_eq!(reads_after, 6 + 3);
+}
+
+#[tokio::test]
+async fn binary_files_are_read_from_base64_blobs() {
+    // Two files that are not UTF-8, so served as base64 `blob`s: one small, and one whose
+    // answer is over 64 KiB, decoded on the blocking pool.
+    let icon: Vec<u8> = (0..=255u8).rev().collect();
+    let weights: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8 | 0x80).collect();
+    let mut served = honest("ocr", "Reads text out of scanned pages.", &[]);
+    for (path, bytes) in [("assets/icon.bin", &icon), ("assets/weights.bin", &weights)] {
+        let uri = format!("skill://ocr/{path}");
+        if let SkillResources::Files(resources) = &mut served.entry.resources {
+            resources.push(SkillResource::from_bytes(uri.clone(), bytes));
+        }
+        served.files.push((uri, bytes.clone()));
+    }
+    let server = McpServer::start(
+        Behaviour {
+            skills: vec![served],
+            ..Behaviour::default()
+        },
+        None,
+    )
+    .await;
+    let data = Data::new();
+    let report = server.crawl(&data, server.config()).await;
+    assert_eq!(domain(&report, &server.domain()).outcome, Outcome::Ok);
+
+    let skill = record(&data, &format!("{}/ocr", server.domain()));
+    assert_eq!(skill.verdict(), Verdict::Valid, "{:#?}", skill.diagnostics);
+    assert_eq!(skill.digest_status, DigestStatus::Verified);
+    for (path, bytes) in [("assets/icon.bin", &icon), ("assets/weights.bin", &weights)] {
+        let file = skill.file(path).unwrap_or_else(|| panic!("no {path}"));
+        assert_eq!(file.size, Some(bytes.len() as u64), "{path}");
+        let kept = data.blobs.get(&file.sha256.unwrap()).await.unwrap();
+        assert_eq!(kept.as_deref(), Some(&bytes[..]), "{path} is kept decoded");
+    }
 }
 
 #[tokio::test]
@@ -665,8 +711,7 @@ async fn skills_that_share_a_name_are_all_kept() {
         let uri = format!("skill://{folder}/pdf/SKILL.md");
         served.files = vec![(uri.clone(), text.clone())];
         served.entry.uri = uri.clone();
-        served.entry.resources =
-            SkillResources::Files(vec![SkillResource::from_bytes(uri, text.as_bytes())]);
+        served.entry.resources = SkillResources::Files(vec![SkillResource::from_bytes(uri, &text)]);
     }
     let server = McpServer::start(
         Behaviour {

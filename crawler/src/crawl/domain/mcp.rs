@@ -573,8 +573,22 @@ async fn read_resource(
         .call("resources/read", params, Some(uri), limit)
         .await
     {
-        Ok(answer) => mcp::read_contents(&answer.result, uri)
-            .map_err(|problem| Diagnostic::new(Code::McpProtocol, format!("{uri}: {problem}"))),
+        Ok(answer) => {
+            let contents = if answer.bytes <= PARSE_INLINE_BYTES {
+                mcp::read_contents(&answer.result, uri)
+            } else {
+                // Decoding a large `blob` (base64, up to 16 MiB) would hold up the other
+                // hosts' crawls on this async worker.
+                let owned_uri = uri.to_owned();
+                tokio::task::spawn_blocking(move || mcp::read_contents(&answer.result, &owned_uri))
+                    .await
+                    .unwrap_or_else(|error| {
+                        Err(format!("the content could not be decoded: {error}"))
+                    })
+            };
+            contents
+                .map_err(|problem| Diagnostic::new(Code::McpProtocol, format!("{uri}: {problem}")))
+        }
         Err(error) => {
             let failure = error.failure(&endpoint, "resources/read");
             Err(Diagnostic::new(
