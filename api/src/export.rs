@@ -579,16 +579,17 @@ impl Writer<'_> {
             let Some(skill) = self.load(id)? else {
                 continue;
             };
-            let published = match well_known::publish(&skill, self.state.blobs()) {
-                Ok(published) => published,
-                Err(well_known::Unpublishable::Failed(detail)) => {
-                    return Err(ApiError::Internal(detail));
-                }
-                Err(why) => {
-                    self.left_out(id, why.reason());
-                    continue;
-                }
-            };
+            let published =
+                match well_known::publish(&skill, self.state.blobs(), self.state.packs()) {
+                    Ok(published) => published,
+                    Err(well_known::Unpublishable::Failed(detail)) => {
+                        return Err(ApiError::Internal(detail));
+                    }
+                    Err(why) => {
+                        self.left_out(id, why.reason());
+                        continue;
+                    }
+                };
             for path in &published.missing {
                 self.missing(id, path, "the directory does not hold its bytes".to_owned());
             }

@@ -13,6 +13,7 @@ use url::Url;
 use crate::access::Policy;
 use crate::auth::Tokens;
 use crate::error::ApiError;
+use crate::export::well_known::PackCache;
 use crate::metrics::Metrics;
 use crate::progress::CrawlProgress;
 
@@ -80,6 +81,8 @@ struct Shared {
     metrics: Metrics,
     config: ServeConfig,
     policy: Policy,
+    /// Legacy skills' archives as the mirror and exports pack them.
+    packs: PackCache,
     /// One permit per request being served (see [`ServeConfig::max_in_flight`]).
     work: Arc<tokio::sync::Semaphore>,
 }
@@ -115,6 +118,7 @@ impl AppState {
                 metrics: Metrics::default(),
                 config,
                 policy: Policy::default(),
+                packs: PackCache::default(),
             }),
         }
     }
@@ -161,6 +165,11 @@ impl AppState {
     /// [`AppState::blocking`].
     pub(crate) fn blobs(&self) -> &dyn BlobStore {
         self.inner.blobs.blocking()
+    }
+
+    /// Returns the archives packed for legacy skills (see [`PackCache`]).
+    pub(crate) fn packs(&self) -> &PackCache {
+        &self.inner.packs
     }
 
     pub(crate) fn tokens(&self) -> &Tokens {

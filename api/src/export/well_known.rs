@@ -8,7 +8,9 @@
 //! `archive` entry holding them, packed here (a `.tar.gz` made the same way each time, so its
 //! digest is stable).
 
+use std::collections::{HashMap, VecDeque};
 use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -146,12 +148,16 @@ fn source(skill: &Skill) -> Result<(&'static str, String, Source), Unpublishable
 
 /// Returns the index entry of `skill` without reading an artifact the blob store holds as is
 /// (blocking): what the mirror's index needs.
-pub(crate) fn entry(skill: &Skill, blobs: &dyn BlobStore) -> Result<Entry, Unpublishable> {
+pub(crate) fn entry(
+    skill: &Skill,
+    blobs: &dyn BlobStore,
+    packs: &PackCache,
+) -> Result<Entry, Unpublishable> {
     let (kind, path, source) = source(skill)?;
     let digest = match source {
         Source::Blob(digest) if blobs.contains(&digest) => digest,
         Source::Blob(digest) => return Err(not_held(skill, digest)),
-        Source::Packed => Digest::of(&pack(skill, blobs)?.0),
+        Source::Packed => Digest::of(&packed(skill, blobs, packs)?.0),
     };
     Ok(Entry {
         name: skill.name.to_string(),
@@ -163,11 +169,18 @@ pub(crate) fn entry(skill: &Skill, blobs: &dyn BlobStore) -> Result<Entry, Unpub
 }
 
 /// Publishes `skill` from the blob store (blocking).
-pub(crate) fn publish(skill: &Skill, blobs: &dyn BlobStore) -> Result<Published, Unpublishable> {
+pub(crate) fn publish(
+    skill: &Skill,
+    blobs: &dyn BlobStore,
+    packs: &PackCache,
+) -> Result<Published, Unpublishable> {
     let (kind, path, source) = source(skill)?;
     let (bytes, missing) = match source {
         Source::Blob(digest) => (artifact(skill, digest, blobs)?, Vec::new()),
-        Source::Packed => pack(skill, blobs)?,
+        Source::Packed => {
+            let (bytes, missing) = packed(skill, blobs, packs)?;
+            (bytes.as_ref().clone(), missing)
+        }
     };
     let entry = Entry {
         name: skill.name.to_string(),
@@ -213,6 +226,102 @@ fn archive_extension(source_path: &str) -> &'static str {
     } else {
         ".tar.gz"
     }
+}
+
+/// The most bytes of packed archives a [`PackCache`] keeps.
+pub(crate) const PACK_CACHE_BYTES: usize = 64 << 20;
+
+/// Archives larger than this are packed again when asked for rather than crowd out the others.
+const PACK_CACHE_LARGEST: usize = PACK_CACHE_BYTES / 4;
+
+/// Archives packed for legacy skills, kept by what went into them (each file's path and
+/// digest), so that the mirror does not read and compress a skill's files again on every
+/// request for its index or its archive. At most [`PACK_CACHE_BYTES`] are kept; the oldest
+/// go first. Only complete archives are kept: one that left a file out (its bytes not held)
+/// is packed again next time, when the bytes may be there.
+#[derive(Debug, Default)]
+pub(crate) struct PackCache {
+    kept: Mutex<Kept>,
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    archives: HashMap<Digest, Arc<Vec<u8>>>,
+    /// Keys, oldest first.
+    order: VecDeque<Digest>,
+    bytes: usize,
+}
+
+impl PackCache {
+    fn get(&self, key: &Digest) -> Option<Arc<Vec<u8>>> {
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.archives.get(key).cloned()
+    }
+
+    fn keep(&self, key: Digest, archive: Arc<Vec<u8>>) {
+        if archive.len() > PACK_CACHE_LARGEST {
+            return;
+        }
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.archives.contains_key(&key) {
+            return;
+        }
+        while kept.bytes + archive.len() > PACK_CACHE_BYTES {
+            let Some(oldest) = kept.order.pop_front() else {
+                break;
+            };
+            if let Some(evicted) = kept.archives.remove(&oldest) {
+                kept.bytes -= evicted.len();
+            }
+        }
+        kept.bytes += archive.len();
+        kept.order.push_back(key);
+        kept.archives.insert(key, archive);
+    }
+
+    /// Returns how many bytes of archives are kept.
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .bytes
+    }
+}
+
+/// What a packed archive is made of: each file's path and digest, in path order.
+fn pack_key(skill: &Skill) -> Digest {
+    let mut files: Vec<_> = skill.files.iter().collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut key = Vec::new();
+    for file in files {
+        key.extend_from_slice(file.path.as_bytes());
+        key.push(0);
+        match file.sha256 {
+            Some(digest) => key.extend_from_slice(digest.hex().as_bytes()),
+            None => key.push(b'-'),
+        }
+        key.push(b'\n');
+    }
+    Digest::of(&key)
+}
+
+/// [`pack`], from `packs` when the same files were packed before.
+fn packed(
+    skill: &Skill,
+    blobs: &dyn BlobStore,
+    packs: &PackCache,
+) -> Result<(Arc<Vec<u8>>, Vec<String>), Unpublishable> {
+    let key = pack_key(skill);
+    if let Some(archive) = packs.get(&key) {
+        return Ok((archive, Vec::new()));
+    }
+    let (bytes, missing) = pack(skill, blobs)?;
+    let archive = Arc::new(bytes);
+    if missing.is_empty() {
+        packs.keep(key, Arc::clone(&archive));
+    }
+    Ok((archive, missing))
 }
 
 /// Packs a legacy skill's files into a `.tar.gz`, in path order with fixed metadata, so the
@@ -261,4 +370,144 @@ pub(crate) fn append<W: Write>(
     header.set_mtime(mtime);
     header.set_entry_type(tar::EntryType::Regular);
     builder.append_data(&mut header, path, bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use formats::Access;
+    use formats::skill::{DigestStatus, FileEntry};
+    use store::blobs::Blobs;
+
+    use super::*;
+    use crate::testing;
+
+    /// A blob store that counts the reads it answers.
+    #[derive(Debug)]
+    struct Counting {
+        inner: Blobs,
+        reads: AtomicUsize,
+    }
+
+    impl BlobStore for Counting {
+        fn contains(&self, digest: &Digest) -> bool {
+            self.inner.blocking().contains(digest)
+        }
+
+        fn get(&self, digest: &Digest) -> std::io::Result<Option<Vec<u8>>> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            self.inner.blocking().get(digest)
+        }
+
+        fn put(&self, bytes: &[u8]) -> std::io::Result<Digest> {
+            self.inner.blocking().put(bytes)
+        }
+    }
+
+    /// A legacy skill `a.test/{name}` with SKILL.md and one more file whose bytes are held
+    /// unless `held` is false.
+    fn legacy(blobs: &dyn BlobStore, name: &str, extra: &[u8], held: bool) -> Skill {
+        let skill_md = format!("---\nname: {name}\ndescription: D.\n---\nUse it.\n");
+        let md = blobs.put(skill_md.as_bytes()).unwrap();
+        let other = if held {
+            blobs.put(extra).unwrap()
+        } else {
+            Digest::of(extra)
+        };
+        let mut skill = testing::record(&format!("a.test/{name}"), Access::Public);
+        skill.artifact = Artifact::SkillMd;
+        skill.digest = Some(md);
+        skill.digest_status = DigestStatus::Verified;
+        skill.files = vec![
+            FileEntry {
+                path: SKILL_MD.to_owned(),
+                size: Some(skill_md.len() as u64),
+                sha256: Some(md),
+            },
+            FileEntry {
+                path: "scripts/run.py".to_owned(),
+                size: Some(extra.len() as u64),
+                sha256: Some(other),
+            },
+        ];
+        skill
+    }
+
+    fn counting() -> (tempfile::TempDir, Counting) {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = Blobs::open(dir.path()).unwrap();
+        let blobs = Counting {
+            inner,
+            reads: AtomicUsize::new(0),
+        };
+        (dir, blobs)
+    }
+
+    #[test]
+    fn a_legacy_skill_is_packed_once_and_served_the_same() {
+        let (_dir, blobs) = counting();
+        let packs = PackCache::default();
+        let skill = legacy(&blobs, "notes", b"print('hi')\n", true);
+
+        let first = entry(&skill, &blobs, &packs).unwrap();
+        assert_eq!(
+            blobs.reads.load(Ordering::SeqCst),
+            2,
+            "both files read to pack"
+        );
+        let published = publish(&skill, &blobs, &packs).unwrap();
+        let again = entry(&skill, &blobs, &packs).unwrap();
+        assert_eq!(blobs.reads.load(Ordering::SeqCst), 2, "nothing read again");
+        assert_eq!(published.entry.digest, first.digest);
+        assert_eq!(again.digest, first.digest);
+        assert_eq!(Digest::of(&published.bytes), first.digest);
+
+        // Other files make another archive: the key is what went into it.
+        let changed = legacy(&blobs, "notes", b"print('bye')\n", true);
+        let other = entry(&changed, &blobs, &packs).unwrap();
+        assert_ne!(other.digest, first.digest);
+        assert_eq!(blobs.reads.load(Ordering::SeqCst), 4);
+
+        let unkept = pack(&skill, &blobs).unwrap().0;
+        assert_eq!(
+            published.bytes, unkept,
+            "the kept archive is the one packing makes"
+        );
+    }
+
+    #[test]
+    fn an_archive_that_left_a_file_out_is_not_kept() {
+        let (_dir, blobs) = counting();
+        let packs = PackCache::default();
+        let skill = legacy(&blobs, "notes", b"not held", false);
+        let published = publish(&skill, &blobs, &packs).unwrap();
+        assert_eq!(published.missing, ["scripts/run.py"]);
+        assert_eq!(packs.bytes(), 0);
+        // Once the bytes are held, the whole skill is packed.
+        blobs.put(b"not held").unwrap();
+        let complete = publish(&skill, &blobs, &packs).unwrap();
+        assert!(complete.missing.is_empty());
+        assert_ne!(complete.entry.digest, published.entry.digest);
+        assert_eq!(packs.bytes(), complete.bytes.len());
+    }
+
+    #[test]
+    fn the_cache_keeps_to_its_budget_oldest_out_first() {
+        let packs = PackCache::default();
+        let archive = |n: u8| Arc::new(vec![n; PACK_CACHE_LARGEST]);
+        for n in 0..5u8 {
+            packs.keep(Digest::of(&[n]), archive(n));
+        }
+        assert_eq!(packs.bytes(), PACK_CACHE_BYTES);
+        assert!(packs.get(&Digest::of(&[0])).is_none(), "the oldest went");
+        for n in 1..5u8 {
+            assert_eq!(packs.get(&Digest::of(&[n])).unwrap()[0], n);
+        }
+        packs.keep(Digest::of(&[9]), Arc::new(vec![9; PACK_CACHE_LARGEST + 1]));
+        assert!(
+            packs.get(&Digest::of(&[9])).is_none(),
+            "an archive over a quarter of the budget is not kept"
+        );
+    }
 }

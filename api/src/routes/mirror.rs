@@ -50,7 +50,7 @@ pub(super) async fn mirror(
     }
     let published = state
         .blocking(
-            move |state| match well_known::publish(&skill, state.blobs()) {
+            move |state| match well_known::publish(&skill, state.blobs(), state.packs()) {
                 Ok(published) if published.path == path => Ok(published),
                 Ok(_) | Err(Unpublishable::NotAnAgentSkill | Unpublishable::Missing(_)) => Err(
                     ApiError::NotFound(format!("the mirror of {} has no {path:?}", skill.domain)),
@@ -115,7 +115,7 @@ async fn index(state: AppState, caller: Caller, domain: Domain) -> Result<Respon
                     {
                         continue;
                     }
-                    match well_known::entry(&skill, state.blobs()) {
+                    match well_known::entry(&skill, state.blobs(), state.packs()) {
                         Ok(entry) => entries.push(entry),
                         Err(Unpublishable::Failed(detail)) => {
                             return Err(ApiError::Internal(detail));
