@@ -33,7 +33,7 @@ LAYERS = 6
 HEADS = 12
 RRF_K = 60
 TUNING = ("regression", "dev")
-HELD_OUT = ("held-out", "held-out-2")
+HELD_OUT = ("held-out", "held-out-2", "held-out-3")
 
 
 def load_model(wheel):

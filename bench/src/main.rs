@@ -44,6 +44,7 @@ struct Args {
     queries: PathBuf,
     heldout: PathBuf,
     heldout2: PathBuf,
+    heldout3: PathBuf,
     dev: PathBuf,
     /// Only the relevance part (for tuning).
     relevance_only: bool,
@@ -69,6 +70,7 @@ fn args() -> Result<Args> {
         queries: PathBuf::from("indexer/eval/queries.json"),
         heldout: PathBuf::from("indexer/eval/heldout.json"),
         heldout2: PathBuf::from("indexer/eval/heldout-2.json"),
+        heldout3: PathBuf::from("indexer/eval/heldout-3.json"),
         dev: PathBuf::from("../shared/relevance-dev"),
         relevance_only: false,
         verbose: false,
@@ -138,6 +140,7 @@ fn main() -> Result<()> {
     if !args.skip_relevance {
         let heldout = Judgements::from_json(&std::fs::read_to_string(&args.heldout)?)?;
         let heldout2 = Judgements::from_json(&std::fs::read_to_string(&args.heldout2)?)?;
+        let heldout3 = Judgements::from_json(&std::fs::read_to_string(&args.heldout3)?)?;
         let dev_records = corpus_records(&args.dev.join("web"))?;
         let dev = dev_judgements(&args.dev.join("qrels.json"))?;
         let sets = [
@@ -158,6 +161,12 @@ fn main() -> Result<()> {
                 name: "held-out 2 (indexer/eval/heldout-2.json, frozen, never tuned on)",
                 records: &corpus,
                 judgements: &heldout2,
+            },
+            RelevanceSet {
+                key: "held-out-3",
+                name: "held-out 3 (indexer/eval/heldout-3.json, frozen, never tuned on)",
+                records: &corpus,
+                judgements: &heldout3,
             },
             RelevanceSet {
                 key: "dev",

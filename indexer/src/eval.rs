@@ -7,6 +7,9 @@
 //!   project and tuned on: it measures regressions, not quality.
 //! - `indexer/eval/heldout.json`: task-style queries over the same corpus, written and judged
 //!   by reading the skills before the ranking was tuned, and never tuned on since.
+//! - `indexer/eval/heldout-2.json` and `indexer/eval/heldout-3.json`: task-style queries
+//!   written later, each by someone who saw neither rankings nor the other sets, frozen, and
+//!   never tuned on.
 //! - `../shared/relevance-dev/qrels.json`: task queries written by others (MetaTool) over
 //!   skill-sharing services; tuned on.
 //!
@@ -173,6 +176,7 @@ mod tests {
             ("queries.json", 40),
             ("heldout.json", 40),
             ("heldout-2.json", 40),
+            ("heldout-3.json", 40),
         ] {
             let judgements = judged_queries(name);
             assert!(judgements.queries.len() >= at_least, "{name}");
@@ -291,6 +295,21 @@ mod tests {
         );
     }
 
+    // The third held-out set: written blind, frozen, measured once; never tuned on.
+    #[test]
+    fn the_third_held_out_set_stays_above_its_floor() {
+        let Some(dir) = corpus_dir() else {
+            return;
+        };
+        let report = evaluate_over(&dir, &judged_queries("heldout-3.json"));
+        assert_floors(
+            "held-out 3",
+            &report,
+            HELD_OUT_3_FLOORS.0,
+            HELD_OUT_3_FLOORS.1,
+        );
+    }
+
     // The development set over skill-sharing services (../shared/relevance-dev).
     #[test]
     fn the_development_set_stays_above_its_floor() {
@@ -330,6 +349,8 @@ mod tests {
     const HELD_OUT_FLOORS: (f64, f64) = (0.73, 0.75);
     /// Measured 0.800 and 0.813.
     const HELD_OUT_2_FLOORS: (f64, f64) = (0.78, 0.79);
+    /// Measured 0.789 and 0.836.
+    const HELD_OUT_3_FLOORS: (f64, f64) = (0.77, 0.82);
     /// Measured 0.639 and 0.627.
     const DEV_FLOORS: (f64, f64) = (0.62, 0.61);
 }
