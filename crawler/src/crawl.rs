@@ -11,8 +11,13 @@
 //! Ctrl-C (the `shutdown` future) stops new work and
 //! abandons domains in flight; every domain that finished is stored and reported, and the
 //! report says the crawl was interrupted.
+//!
+//! The domains come from a fixed list ([`crawl`]) or, for the workers of a shared store, from
+//! leases on its frontier ([`crawl_work`] with [`Work::Frontier`], see [`worker`]); both run
+//! the same domain crawl and the same store writer.
 
 pub mod domain;
+pub mod worker;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -32,6 +37,8 @@ use formats::site::SiteFindings;
 use store::blobs::Blobs;
 pub use store::report::{CrawlReport, DomainReport, Totals};
 use store::{ApplyStats, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, Store, StoreError};
+pub use worker::FrontierWork;
+use worker::{Leases, TopUp};
 
 /// The default pause between two requests to one host (DESIGN.md §3).
 pub const DEFAULT_HOST_DELAY: Duration = Duration::from_millis(1000);
@@ -145,6 +152,15 @@ pub enum CrawlError {
     Store(#[from] StoreError),
 }
 
+/// Where a crawl's domains come from.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// These targets, one crawl per domain.
+    Targets(Vec<SeedTarget>),
+    /// Leases on a shared frontier, as they fall due (see [`worker`]).
+    Frontier(FrontierWork),
+}
+
 /// Crawls `targets` and stores what it finds; returns the report.
 ///
 /// Targets that name the same domain are crawled once (a site with a base path wins over the
@@ -157,7 +173,39 @@ pub async fn crawl(
     observer: Arc<dyn CrawlObserver>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<CrawlReport, CrawlError> {
-    let targets = one_per_domain(targets);
+    crawl_work(
+        config,
+        Work::Targets(targets),
+        store,
+        blobs,
+        observer,
+        shutdown,
+    )
+    .await
+}
+
+/// Crawls the domains `work` names and stores what it finds; returns the report of the
+/// domains this crawl stored. With [`Work::Frontier`], each domain is released on the
+/// frontier once its results are stored, and the crawl ends when the round is over (nothing
+/// due, nothing leased by anyone) or, for a worker that keeps running, at shutdown.
+pub async fn crawl_work(
+    config: CrawlConfig,
+    work: Work,
+    store: Arc<Store>,
+    blobs: Blobs,
+    observer: Arc<dyn CrawlObserver>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<CrawlReport, CrawlError> {
+    let (targets, leases) = match work {
+        Work::Targets(targets) => (one_per_domain(targets), None),
+        Work::Frontier(work) => {
+            work.check(config.fetch.host_delay)
+                .map_err(CrawlError::Config)?;
+            let leases = Leases::new(work);
+            leases.add_targets().await?;
+            (Vec::new(), Some(leases))
+        }
+    };
     let fetcher = Arc::new(
         Fetcher::new(
             config.fetch.clone(),
@@ -176,10 +224,21 @@ pub async fn crawl(
         let observer = Arc::clone(&observer);
         let runtime = tokio::runtime::Handle::current();
         let keep_lines = config.keep_report_lines;
+        let leases = leases.clone();
         tokio::task::spawn_blocking(move || {
-            write_batches(&store, receiver, observer.as_ref(), &runtime, keep_lines)
+            write_batches(
+                &store,
+                receiver,
+                observer.as_ref(),
+                &runtime,
+                keep_lines,
+                leases.as_ref(),
+            )
         })
     };
+    let heartbeat = leases
+        .as_ref()
+        .map(|leases| tokio::spawn(leases.clone().heartbeat()));
 
     let crawl_one = |target: SeedTarget, slot: CrawlSlot| {
         let fetcher = Arc::clone(&fetcher);
@@ -187,10 +246,41 @@ pub async fn crawl(
         let prefetch = config.prefetch_files;
         async move { crawl_domain(&fetcher, &target, prefetch, Some(slot), Some(&store)).await }
     };
-    let mut sites = Sites::new(&targets, concurrency, crawl_one);
+    let mut sites = Sites::new(targets, concurrency, crawl_one);
     let mut interrupted = false;
+    let mut failure = None;
+    let mut next_top_up = tokio::time::Instant::now();
     tokio::pin!(shutdown);
     loop {
+        if let Some(leases) = &leases
+            && tokio::time::Instant::now() >= next_top_up
+        {
+            let in_flight = sites.pending();
+            match leases
+                .top_up(concurrency.saturating_sub(in_flight), in_flight)
+                .await
+            {
+                Ok(TopUp::Targets(leased)) => {
+                    // Leasing again at once while there is room and the frontier gives.
+                    let full = leased.is_empty() || sites.pending() + leased.len() >= concurrency;
+                    sites.extend(leased);
+                    next_top_up = tokio::time::Instant::now()
+                        + if full {
+                            leases.spacing(sites.pending())
+                        } else {
+                            Duration::ZERO
+                        };
+                }
+                Ok(TopUp::RoundOver) => break,
+                Err(error) => {
+                    failure = Some(error);
+                    break;
+                }
+            }
+        }
+        if leases.is_none() && sites.pending() == 0 {
+            break;
+        }
         let finished = tokio::select! {
             biased;
             () = &mut shutdown => {
@@ -198,15 +288,16 @@ pub async fn crawl(
                 tracing::warn!(pending = sites.pending(), "crawl interrupted; keeping the domains already done");
                 break;
             }
-            finished = sites.next() => finished,
+            finished = sites.next(), if sites.pending() > 0 => finished,
+            () = tokio::time::sleep_until(next_top_up), if leases.is_some() => continue,
         };
         let Some((position, crawled)) = finished else {
-            break;
+            continue;
         };
         let crawled = match crawled {
             Ok(crawled) => crawled,
             // A panic in a domain's crawl is a bug; the domain ends `error` and the others go on.
-            Err(message) => failed_domain(&targets[position], message),
+            Err(message) => failed_domain(sites.target(position), message),
         };
         let report = DomainReport::new(&crawled.status, ApplyStats::default());
         tracing::info!(
@@ -232,9 +323,18 @@ pub async fn crawl(
     sites.abort().await;
     drop(sender);
 
-    let mut report = writer
+    let written = writer
         .await
-        .map_err(|error| CrawlError::Config(format!("the store writer failed: {error}")))??;
+        .map_err(|error| CrawlError::Config(format!("the store writer failed: {error}")));
+    if let Some(heartbeat) = heartbeat {
+        // The leases of domains abandoned (interrupted) are left to expire: a domain's last
+        // request may have just been made, and its next holder must leave the host delay.
+        heartbeat.abort();
+    }
+    let mut report = written??;
+    if let Some(error) = failure {
+        return Err(CrawlError::Store(error));
+    }
     report.interrupted = interrupted;
     Ok(report)
 }
@@ -242,8 +342,8 @@ pub async fn crawl(
 /// The sites of a crawl, each in its own task, at most `concurrency` holding a crawl slot at
 /// once, handed out as they finish. A site waiting out a `Retry-After` gives its slot back
 /// ([`CrawlSlot`]), and another site starts meanwhile.
-struct Sites<'t, T, F> {
-    targets: &'t [SeedTarget],
+struct Sites<T, F> {
+    targets: Vec<SeedTarget>,
     slots: Arc<Semaphore>,
     crawl_one: F,
     tasks: JoinSet<T>,
@@ -252,13 +352,13 @@ struct Sites<'t, T, F> {
     next: usize,
 }
 
-impl<'t, T, F, Fut> Sites<'t, T, F>
+impl<T, F, Fut> Sites<T, F>
 where
     T: Send + 'static,
     F: Fn(SeedTarget, CrawlSlot) -> Fut,
     Fut: Future<Output = T> + Send + 'static,
 {
-    fn new(targets: &'t [SeedTarget], concurrency: usize, crawl_one: F) -> Self {
+    fn new(targets: Vec<SeedTarget>, concurrency: usize, crawl_one: F) -> Self {
         Sites {
             targets,
             slots: Arc::new(Semaphore::new(concurrency.max(1))),
@@ -299,6 +399,16 @@ where
                 }
             }
         }
+    }
+
+    /// Adds sites to crawl after those given.
+    fn extend(&mut self, targets: Vec<SeedTarget>) {
+        self.targets.extend(targets);
+    }
+
+    /// Returns the target at `position`.
+    fn target(&self, position: usize) -> &SeedTarget {
+        &self.targets[position]
     }
 
     /// Returns how many sites are running or not started.
@@ -363,13 +473,15 @@ fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
 /// Applies finished domains to the store in batches: a batch is what arrives within
 /// [`BATCH_WINDOW`] of its first domain (or [`MAX_BATCH`] domains), so that thousands of small
 /// domains cost a few disk syncs rather than one each. Returns each domain's statistics by
-/// position.
+/// position. A worker's domains are released on the frontier once their batch is stored, never
+/// before: a worker killed between the two has its domains crawled again, nothing is lost.
 fn write_batches(
     store: &Store,
     mut receiver: tokio::sync::mpsc::Receiver<(usize, DomainUpdate)>,
     observer: &dyn CrawlObserver,
     runtime: &tokio::runtime::Handle,
     keep_lines: bool,
+    leases: Option<&Leases>,
 ) -> Result<CrawlReport, StoreError> {
     let mut report = CrawlReport::default();
     let mut kept: Vec<(usize, DomainReport)> = Vec::new();
@@ -391,7 +503,14 @@ fn write_batches(
             .iter()
             .map(|update| DomainReport::new(&update.status, ApplyStats::default()))
             .collect();
+        let domains: Vec<String> = updates
+            .iter()
+            .map(|update| update.status.domain.to_string())
+            .collect();
         let stats = store.blocking().apply(updates, OffsetDateTime::now_utc())?;
+        if let Some(leases) = leases {
+            leases.finish(domains)?;
+        }
         observer.stored(store.blocking().last_seq()?);
         for ((position, line), changes) in positions.into_iter().zip(lines.drain(..)).zip(stats) {
             let line = DomainReport { changes, ..line };
@@ -486,7 +605,7 @@ mod tests {
             target.domain().to_string()
         };
         let mut results = vec![None; targets.len()];
-        let mut sites = Sites::new(&targets, 2, crawl_one);
+        let mut sites = Sites::new(targets.clone(), 2, crawl_one);
         while let Some((position, result)) = sites.next().await {
             results[position] = Some(result);
         }
@@ -519,7 +638,7 @@ mod tests {
             }
             target.domain().to_string()
         };
-        let mut sites = Sites::new(&targets, 1, crawl_one);
+        let mut sites = Sites::new(targets, 1, crawl_one);
         let mut order = Vec::new();
         while let Some((_, result)) = sites.next().await {
             order.push(result.unwrap());
