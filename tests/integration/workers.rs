@@ -378,3 +378,91 @@ fn worker_flags_need_a_shared_store_and_a_long_enough_lease() {
         assert!(stderr(&output).contains("too short"), "{}", stderr(&output));
     }
 }
+
+/// Runs `sql` on the store and returns its unaligned output.
+fn query(url: &str, sql: &str) -> String {
+    let output = Command::new("psql")
+        .args([
+            url,
+            "--no-psqlrc",
+            "-tA",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            sql,
+        ])
+        .output()
+        .expect("psql runs");
+    assert!(output.status.success(), "psql: {}", stderr(&output));
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+/// `serve --crawl --crawl-every` over a shared store is a worker like `crawl`: the frontier,
+/// not the process, schedules the next crawl of each domain, and another worker started
+/// meanwhile finds nothing due.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_serving_crawler_is_one_more_worker() {
+    use std::io::BufRead;
+    let Some(schema) = TestSchema::create() else {
+        return;
+    };
+    let setup = Setup::start("serving-worker").await;
+    let resolve = format!("*.test=127.0.0.1:{}", setup.server.port());
+    let mut server = Command::new(env!("CARGO_BIN_EXE_skillscout"))
+        .args(["--data", "server", "--store", &schema.url, "serve"])
+        .args(["--addr", "127.0.0.1:0", "--sync-every", "1s", "--crawl"])
+        .args([
+            "--seeds",
+            "seeds.txt",
+            "--crawl-every",
+            "1h",
+            "--resolve",
+            &resolve,
+        ])
+        .args(["--host-delay-ms", "0"])
+        .current_dir(&setup.dir)
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("skillscout serve starts");
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("listening on"), "{line:?}");
+
+    // Every domain crawled once and scheduled an hour later by the store.
+    let url = schema.url.clone();
+    let counts = tokio::task::spawn_blocking(move || {
+        let sql = "SELECT count(*), min(crawls), max(crawls), \
+                   bool_and(next_crawl_at > now() + interval '50 minutes') FROM frontier";
+        let started = Instant::now();
+        loop {
+            let counts = query(&url, sql);
+            if counts.starts_with(&format!("{HOSTS}|1|1|"))
+                || started.elapsed() > Duration::from_secs(60)
+            {
+                return counts;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(counts, format!("{HOSTS}|1|1|t"));
+
+    // The serving worker keeps running; a worker started now finds nothing due.
+    assert!(server.try_wait().unwrap().is_none(), "the server stopped");
+    setup.server.clear_hits();
+    let output = run(
+        &setup.dir,
+        setup.crawl_args("late", Some(&schema.url), "late"),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(setup.server.hits().is_empty());
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&setup.dir);
+}
