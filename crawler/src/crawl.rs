@@ -198,9 +198,10 @@ pub async fn crawl_work(
 ) -> Result<CrawlReport, CrawlError> {
     let (targets, leases) = match work {
         Work::Targets(targets) => (one_per_domain(targets), None),
-        Work::Frontier(work) => {
+        Work::Frontier(mut work) => {
             work.check(config.fetch.host_delay)
                 .map_err(CrawlError::Config)?;
+            work.add = one_per_domain(work.add);
             let leases = Leases::new(work);
             leases.add_targets().await?;
             (Vec::new(), Some(leases))

@@ -51,8 +51,9 @@ impl FrontierCounts {
 /// The frontier of a shared store. Blocking, like the other store traits.
 pub trait FrontierStore: Send + Sync + Debug {
     /// Adds `targets`, each due at once if its domain is new; a domain already there keeps
-    /// its schedule and lease (its target is replaced when it differs). Idempotent: workers
-    /// that start with the same seeds add them once.
+    /// its schedule and lease (its target is replaced when it differs); a domain given twice
+    /// keeps its first target. Idempotent: workers that start with the same seeds add them
+    /// once.
     fn add(&self, targets: &[FrontierTarget]) -> Result<(), StoreError>;
 
     /// Leases at most `max` due domains to `owner` for `lease_for`: domains whose

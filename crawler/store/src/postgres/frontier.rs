@@ -55,9 +55,17 @@ const COUNTS: &str = "SELECT \
      FROM frontier";
 
 impl FrontierStore for PostgresStore {
+    /// A domain given twice keeps its first target: one statement may not touch a row twice.
     fn add(&self, targets: &[FrontierTarget]) -> Result<(), StoreError> {
-        let domains: Vec<String> = targets.iter().map(|t| t.domain.clone()).collect();
-        let lines: Vec<String> = targets.iter().map(|t| t.target.clone()).collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut domains: Vec<String> = Vec::with_capacity(targets.len());
+        let mut lines: Vec<String> = Vec::with_capacity(targets.len());
+        for target in targets {
+            if seen.insert(target.domain.as_str()) {
+                domains.push(target.domain.clone());
+                lines.push(target.target.clone());
+            }
+        }
         self.engine.write(move |pool| async move {
             let client = pool.get().await?;
             client

@@ -114,13 +114,17 @@ async fn leases_renewals_and_finishing() {
         }
     );
 
-    // Adding the same targets (a worker started a moment later) does not make them due.
-    frontier
-        .add(targets(&["a.test", "b.test", "c.test", "d.test"]))
-        .await
-        .unwrap();
+    // Adding the same targets (a worker started a moment later) does not make them due; a
+    // domain given twice in one call keeps its first target.
+    let mut again = targets(&["a.test", "b.test", "c.test", "d.test"]);
+    again.push(FrontierTarget {
+        domain: "d.test".to_owned(),
+        target: "https://d.test/docs".to_owned(),
+    });
+    frontier.add(again).await.unwrap();
     let later = frontier.lease("three", 10, LONG).await.unwrap();
     assert_eq!(domains(&later), ["d.test"]);
+    assert_eq!(later[0].target, "http://d.test");
 
     // A domain finished with no wait is due again at once.
     frontier
