@@ -219,7 +219,7 @@ pub async fn crawl_work(
     );
 
     let concurrency = config.concurrency.max(1);
-    let (sender, receiver) = tokio::sync::mpsc::channel::<(usize, DomainUpdate)>(concurrency * 2);
+    let (sender, receiver) = tokio::sync::mpsc::channel::<Finished>(concurrency * 2);
     let writer = {
         let store = Arc::clone(&store);
         let observer = Arc::clone(&observer);
@@ -310,13 +310,27 @@ pub async fn crawl_work(
             "domain crawled"
         );
         observer.domain_finished(&report);
+        // A worker records on the frontier how long the domain's host asked to be left
+        // alone beyond what the crawl waits out (`Retry-After` over the cap), so that no
+        // worker asks it again sooner.
+        let not_before = leases
+            .as_ref()
+            .and_then(|_| fetcher.take_left(sites.target(position).origin().host_str()?));
         let update = DomainUpdate {
             status: crawled.status,
             fresh: crawled.found.records,
             streamed: crawled.streamed,
             cache: crawled.cache,
         };
-        if sender.send((position, update)).await.is_err() {
+        if sender
+            .send(Finished {
+                position,
+                update,
+                not_before,
+            })
+            .await
+            .is_err()
+        {
             // The writer stopped on a store error; it is returned below.
             break;
         }
@@ -476,9 +490,18 @@ fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
 /// domains cost a few disk syncs rather than one each. Returns each domain's statistics by
 /// position. A worker's domains are released on the frontier once their batch is stored, never
 /// before: a worker killed between the two has its domains crawled again, nothing is lost.
+/// A domain's crawl, handed to the store writer.
+struct Finished {
+    /// Its target's position in the crawl.
+    position: usize,
+    update: DomainUpdate,
+    /// How long its host asked to be left alone, past what the crawl waited.
+    not_before: Option<Duration>,
+}
+
 fn write_batches(
     store: &Store,
-    mut receiver: tokio::sync::mpsc::Receiver<(usize, DomainUpdate)>,
+    mut receiver: tokio::sync::mpsc::Receiver<Finished>,
     observer: &dyn CrawlObserver,
     runtime: &tokio::runtime::Handle,
     keep_lines: bool,
@@ -488,13 +511,15 @@ fn write_batches(
     let mut kept: Vec<(usize, DomainReport)> = Vec::new();
     while let Some(first) = receiver.blocking_recv() {
         let deadline = tokio::time::Instant::now() + BATCH_WINDOW;
-        let mut positions = vec![first.0];
-        let mut updates = vec![first.1];
+        let mut positions = vec![first.position];
+        let mut not_before = vec![first.not_before];
+        let mut updates = vec![first.update];
         while updates.len() < MAX_BATCH {
             match runtime.block_on(tokio::time::timeout_at(deadline, receiver.recv())) {
-                Ok(Some((position, update))) => {
-                    positions.push(position);
-                    updates.push(update);
+                Ok(Some(finished)) => {
+                    positions.push(finished.position);
+                    not_before.push(finished.not_before);
+                    updates.push(finished.update);
                 }
                 // The crawl is over, or the window has passed.
                 Ok(None) | Err(_) => break,
@@ -504,9 +529,10 @@ fn write_batches(
             .iter()
             .map(|update| DomainReport::new(&update.status, ApplyStats::default()))
             .collect();
-        let domains: Vec<String> = updates
+        let domains: Vec<(String, Option<Duration>)> = updates
             .iter()
             .map(|update| update.status.domain.to_string())
+            .zip(not_before)
             .collect();
         let stats = store.blocking().apply(updates, OffsetDateTime::now_utc())?;
         if let Some(leases) = leases {

@@ -466,3 +466,57 @@ async fn a_serving_crawler_is_one_more_worker() {
     let _ = server.wait();
     let _ = std::fs::remove_dir_all(&setup.dir);
 }
+
+/// A host that asks, with `Retry-After`, for a longer wait than a crawl waits out is left for
+/// its next crawl, and the frontier schedules that crawl no sooner than the wait: no worker
+/// asks it again before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_retry_after_holds_across_workers() {
+    use crate::server::Reply;
+    let Some(schema) = TestSchema::create() else {
+        return;
+    };
+    let server = TestServer::start(|request| {
+        if request.host == "slow.test" && request.path != "/robots.txt" {
+            Reply::status(429).header("Retry-After", "7200")
+        } else {
+            Reply::not_found()
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let resolve = format!("*.test=127.0.0.1:{}", server.port());
+    let args: Vec<String> = [
+        "--store",
+        &schema.url,
+        "crawl",
+        "--resolve",
+        &resolve,
+        "--host-delay-ms",
+        "0",
+        "--no-progress",
+        "http://slow.test",
+        "http://fine.test",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let output = run(dir.path(), args).await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        server
+            .hits_for("slow.test")
+            .iter()
+            .any(|hit| hit.status == 429)
+    );
+    let url = schema.url.clone();
+    let scheduled = tokio::task::spawn_blocking(move || {
+        query(
+            &url,
+            "SELECT string_agg(domain || '=' || (next_crawl_at > now() + interval '110 minutes'), ',' \
+             ORDER BY domain) FROM frontier",
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(scheduled, "fine.test=false,slow.test=true");
+}

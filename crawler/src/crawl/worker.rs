@@ -16,8 +16,10 @@
 //! heartbeat); [`FrontierWork::check`] refuses a
 //! lease too short for that to cover the host delay. The default lease
 //! ([`DEFAULT_LEASE`], 90 s) covers the longest `Crawl-delay` honoured (60 s) as well.
-//! Requests to other hosts than the domain's own (redirect targets, CDNs) are spaced per
-//! worker only.
+//! A host that asks for a `Retry-After` longer than a crawl waits out is left for the
+//! domain's next crawl, which the frontier schedules no sooner than the wait
+//! ([`Fetcher::take_left`](crate::fetch::Fetcher::take_left)). Requests to other hosts than the
+//! domain's own (redirect targets, CDNs) are spaced per worker only.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -190,23 +192,36 @@ impl Leases {
     }
 
     /// Releases the stored `domains` (from the store writer's blocking thread) and schedules
-    /// their next crawl.
-    pub(crate) fn finish(&self, domains: Vec<String>) -> Result<(), StoreError> {
-        if domains.is_empty() {
-            return Ok(());
-        }
-        let released = self.work.frontier.blocking().finish(
-            &self.work.owner,
-            &domains,
-            self.work.recrawl_after,
-        )?;
-        if released.len() < domains.len() {
-            let released: HashSet<&String> = released.iter().collect();
-            for domain in domains.iter().filter(|domain| !released.contains(domain)) {
-                tracing::warn!(%domain, "stored a domain whose lease had been taken over (it is crawled again by its new holder)");
+    /// their next crawl: after the recrawl interval, or after the wait the domain's host asked
+    /// for (`Retry-After` over the cap) when that is longer.
+    pub(crate) fn finish(
+        &self,
+        domains: Vec<(String, Option<Duration>)>,
+    ) -> Result<(), StoreError> {
+        let mut groups: Vec<(Duration, Vec<String>)> = Vec::new();
+        for (domain, not_before) in domains {
+            let next_after = not_before.map_or(self.work.recrawl_after, |wait| {
+                wait.max(self.work.recrawl_after)
+            });
+            match groups.iter_mut().find(|(after, _)| *after == next_after) {
+                Some((_, group)) => group.push(domain),
+                None => groups.push((next_after, vec![domain])),
             }
         }
-        self.held.remove(&domains);
+        for (next_after, domains) in groups {
+            let released =
+                self.work
+                    .frontier
+                    .blocking()
+                    .finish(&self.work.owner, &domains, next_after)?;
+            if released.len() < domains.len() {
+                let released: HashSet<&String> = released.iter().collect();
+                for domain in domains.iter().filter(|domain| !released.contains(domain)) {
+                    tracing::warn!(%domain, "stored a domain whose lease had been taken over (it is crawled again by its new holder)");
+                }
+            }
+            self.held.remove(&domains);
+        }
         Ok(())
     }
 
