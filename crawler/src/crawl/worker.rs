@@ -4,7 +4,7 @@
 //!
 //! A worker leases at most as many domains as it has free crawl slots, renews the leases of
 //! the domains it holds every quarter of the lease (a heartbeat), and releases each domain only
-//! after its results are stored (the store writer does, [`Leases::finish`]): a worker killed at
+//! after its results are stored (the store writer does): a worker killed at
 //! any point loses nothing, as the domains it held become due again when their leases expire
 //! and another worker crawls them anew.
 //!
