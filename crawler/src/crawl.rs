@@ -250,27 +250,30 @@ pub async fn crawl_work(
     let mut sites = Sites::new(targets, concurrency, crawl_one);
     let mut interrupted = false;
     let mut failure = None;
+    // A worker keeps up to half its concurrency more domains leased than it runs, so that a
+    // slot that frees is filled at once, and leases again once a quarter of that is free (or
+    // a slot would go idle); after a lease that found nothing due, it waits a moment.
+    let want = concurrency + concurrency / 2;
+    let batch = (concurrency / 4).max(1);
+    let wants_lease = |pending: usize| pending < concurrency || want - pending.min(want) >= batch;
     let mut next_top_up = tokio::time::Instant::now();
     tokio::pin!(shutdown);
     loop {
         if let Some(leases) = &leases
+            && wants_lease(sites.pending())
             && tokio::time::Instant::now() >= next_top_up
         {
             let in_flight = sites.pending();
             match leases
-                .top_up(concurrency.saturating_sub(in_flight), in_flight)
+                .top_up(want.saturating_sub(in_flight), in_flight)
                 .await
             {
                 Ok(TopUp::Targets(leased)) => {
-                    // Leasing again at once while there is room and the frontier gives.
-                    let full = leased.is_empty() || sites.pending() + leased.len() >= concurrency;
+                    next_top_up = tokio::time::Instant::now();
+                    if leased.is_empty() {
+                        next_top_up += leases.spacing(in_flight);
+                    }
                     sites.extend(leased);
-                    next_top_up = tokio::time::Instant::now()
-                        + if full {
-                            leases.spacing(sites.pending())
-                        } else {
-                            Duration::ZERO
-                        };
                 }
                 Ok(TopUp::RoundOver) => break,
                 Err(error) => {
@@ -282,6 +285,7 @@ pub async fn crawl_work(
         if leases.is_none() && sites.pending() == 0 {
             break;
         }
+        let timer = leases.is_some() && wants_lease(sites.pending());
         let finished = tokio::select! {
             biased;
             () = &mut shutdown => {
@@ -290,7 +294,7 @@ pub async fn crawl_work(
                 break;
             }
             finished = sites.next(), if sites.pending() > 0 => finished,
-            () = tokio::time::sleep_until(next_top_up), if leases.is_some() => continue,
+            () = tokio::time::sleep_until(next_top_up), if timer => continue,
         };
         let Some((position, crawled)) = finished else {
             continue;

@@ -32,9 +32,9 @@ use store::{Frontier, FrontierTarget, StoreError};
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(90);
 /// How long after a crawl a domain is due again, when the worker was given no interval.
 pub const DEFAULT_RECRAWL_AFTER: Duration = Duration::from_secs(60 * 60);
-/// How often a worker with nothing to do asks the frontier again.
+/// The wait after a lease that found nothing due, when the worker has nothing to do.
 pub const IDLE_POLL: Duration = Duration::from_millis(500);
-/// The least time between two leases while domains are in flight.
+/// The wait after a lease that found nothing due, while domains are in flight.
 const LEASE_SPACING: Duration = Duration::from_millis(100);
 
 /// A crawl whose domains come from the shared frontier.
@@ -142,7 +142,8 @@ impl Leases {
         Ok(())
     }
 
-    /// The wait before the next top-up: short while domains are in flight, longer when idle.
+    /// The wait before leasing again after a lease that found nothing due: short while
+    /// domains are in flight, longer when idle.
     pub(crate) fn spacing(&self, in_flight: usize) -> Duration {
         if in_flight > 0 {
             LEASE_SPACING
