@@ -19,7 +19,7 @@
 pub mod domain;
 pub mod worker;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -296,13 +296,13 @@ pub async fn crawl_work(
             finished = sites.next(), if sites.pending() > 0 => finished,
             () = tokio::time::sleep_until(next_top_up), if timer => continue,
         };
-        let Some((position, crawled)) = finished else {
+        let Some((position, target, crawled)) = finished else {
             continue;
         };
         let crawled = match crawled {
             Ok(crawled) => crawled,
             // A panic in a domain's crawl is a bug; the domain ends `error` and the others go on.
-            Err(message) => failed_domain(sites.target(position), message),
+            Err(message) => failed_domain(&target, message),
         };
         let report = DomainReport::new(&crawled.status, ApplyStats::default());
         tracing::info!(
@@ -319,7 +319,7 @@ pub async fn crawl_work(
         // worker asks it again sooner.
         let not_before = leases
             .as_ref()
-            .and_then(|_| fetcher.take_left(sites.target(position).origin().host_str()?));
+            .and_then(|_| fetcher.take_left(target.origin().host_str()?));
         let update = DomainUpdate {
             status: crawled.status,
             fresh: crawled.found.records,
@@ -362,13 +362,17 @@ pub async fn crawl_work(
 /// once, handed out as they finish. A site waiting out a `Retry-After` gives its slot back
 /// ([`CrawlSlot`]), and another site starts meanwhile.
 struct Sites<T, F> {
-    targets: Vec<SeedTarget>,
+    /// Targets not started yet, with their positions.
+    queue: VecDeque<(usize, SeedTarget)>,
     slots: Arc<Semaphore>,
     crawl_one: F,
     tasks: JoinSet<T>,
-    /// The target position of each running task.
-    positions: HashMap<tokio::task::Id, usize>,
-    next: usize,
+    /// The position and target of each running task. A target is kept only while it is
+    /// queued or running, so a worker that keeps leasing holds what is in flight, not every
+    /// domain it ever crawled.
+    running: HashMap<tokio::task::Id, (usize, SeedTarget)>,
+    /// The position of the next target added.
+    added: usize,
 }
 
 impl<T, F, Fut> Sites<T, F>
@@ -378,21 +382,23 @@ where
     Fut: Future<Output = T> + Send + 'static,
 {
     fn new(targets: Vec<SeedTarget>, concurrency: usize, crawl_one: F) -> Self {
-        Sites {
-            targets,
+        let mut sites = Sites {
+            queue: VecDeque::new(),
             slots: Arc::new(Semaphore::new(concurrency.max(1))),
             crawl_one,
             tasks: JoinSet::new(),
-            positions: HashMap::new(),
-            next: 0,
-        }
+            running: HashMap::new(),
+            added: 0,
+        };
+        sites.extend(targets);
+        sites
     }
 
-    /// Returns the next site to finish, with its target's position: `Err` with the panic's
-    /// message when its task panicked. `None` once every site is done.
-    async fn next(&mut self) -> Option<(usize, Result<T, String>)> {
+    /// Returns the next site to finish, with its target and its position: `Err` with the
+    /// panic's message when its task panicked. `None` once every site is done.
+    async fn next(&mut self) -> Option<(usize, SeedTarget, Result<T, String>)> {
         loop {
-            let more = self.next < self.targets.len();
+            let more = !self.queue.is_empty();
             if !more && self.tasks.is_empty() {
                 return None;
             }
@@ -403,18 +409,17 @@ where
                         Ok((id, crawled)) => (id, Ok(crawled)),
                         Err(error) => (error.id(), Err(panic_message(error))),
                     };
-                    if let Some(position) = self.positions.remove(&id) {
-                        return Some((position, result));
+                    if let Some((position, target)) = self.running.remove(&id) {
+                        return Some((position, target, result));
                     }
                 }
                 permit = Arc::clone(&self.slots).acquire_owned(), if more => {
                     // The semaphore is never closed.
                     let Ok(permit) = permit else { continue };
+                    let Some((position, target)) = self.queue.pop_front() else { continue };
                     let slot = CrawlSlot::new(Arc::clone(&self.slots), permit);
-                    let target = self.targets[self.next].clone();
-                    let handle = self.tasks.spawn((self.crawl_one)(target, slot));
-                    self.positions.insert(handle.id(), self.next);
-                    self.next += 1;
+                    let handle = self.tasks.spawn((self.crawl_one)(target.clone(), slot));
+                    self.running.insert(handle.id(), (position, target));
                 }
             }
         }
@@ -422,17 +427,15 @@ where
 
     /// Adds sites to crawl after those given.
     fn extend(&mut self, targets: Vec<SeedTarget>) {
-        self.targets.extend(targets);
-    }
-
-    /// Returns the target at `position`.
-    fn target(&self, position: usize) -> &SeedTarget {
-        &self.targets[position]
+        for target in targets {
+            self.queue.push_back((self.added, target));
+            self.added += 1;
+        }
     }
 
     /// Returns how many sites are running or not started.
     fn pending(&self) -> usize {
-        self.targets.len() - self.next + self.tasks.len()
+        self.queue.len() + self.tasks.len()
     }
 
     /// Stops the running sites and waits until their tasks are gone.
@@ -637,7 +640,7 @@ mod tests {
         };
         let mut results = vec![None; targets.len()];
         let mut sites = Sites::new(targets.clone(), 2, crawl_one);
-        while let Some((position, result)) = sites.next().await {
+        while let Some((position, _target, result)) = sites.next().await {
             results[position] = Some(result);
         }
         assert_eq!(results[0], Some(Ok("a.test".to_owned())));
@@ -671,7 +674,7 @@ mod tests {
         };
         let mut sites = Sites::new(targets, 1, crawl_one);
         let mut order = Vec::new();
-        while let Some((_, result)) = sites.next().await {
+        while let Some((_, _, result)) = sites.next().await {
             order.push(result.unwrap());
         }
         // One slot: without parking, `quick.test` would wait the 30 s out behind it.
