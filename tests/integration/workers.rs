@@ -328,9 +328,10 @@ async fn a_killed_worker_loses_nothing() {
     // Hosts the victim had started were crawled again by a survivor, still politely.
     let by_host = hits_by_host(&setup.server.hits());
     assert_eq!(by_host.len(), HOSTS);
-    // Two thirds of the 2 s lease: the least time between the victim's last renewal and the
-    // expiry that lets a survivor take its hosts over.
-    assert_spaced(&by_host, Duration::from_millis(1333));
+    // A survivor takes a host over when the victim's lease expires, some three quarters of
+    // the 2 s lease after the victim's last request (it renews every quarter); asserted with
+    // room for a heartbeat made late by a loaded machine, and far above the host delay.
+    assert_spaced(&by_host, Duration::from_millis(1000));
     let retaken = by_host
         .values()
         .filter(|hits| {
