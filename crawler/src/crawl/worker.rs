@@ -2,7 +2,8 @@
 //! from leases instead of a fixed list, so that several processes, on one machine or many,
 //! crawl one frontier between them.
 //!
-//! A worker leases at most as many domains as it has free crawl slots, renews the leases of
+//! A worker leases domains in batches, holding at most half its concurrency more than it
+//! crawls at once (so a slot that frees is filled at once), renews the leases of
 //! the domains it holds every quarter of the lease (a heartbeat), and releases each domain only
 //! after its results are stored (the store writer does): a worker killed at
 //! any point loses nothing, as the domains it held become due again when their leases expire
