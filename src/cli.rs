@@ -158,6 +158,20 @@ pub(crate) struct CrawlArgs {
     #[arg(long)]
     pub(crate) no_progress: bool,
 
+    /// With a shared store (`--store postgres://…`): a domain is due again this long after
+    /// its crawl (default 1h), and the worker keeps running, crawling domains as they fall
+    /// due, until Ctrl-C or SIGTERM. Without it the worker stops once nothing is due and
+    /// nothing is leased by any worker.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(crate) crawl_every: Option<Duration>,
+
+    /// With a shared store: how long a worker's lease on a domain lasts unless renewed
+    /// (renewed every quarter of it while the domain is crawled). A killed worker's domains are
+    /// crawled by another worker once their leases expire. At least 1.5 times the host delay;
+    /// the default, 90s, also covers the longest Crawl-delay honoured (60 s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(crate) lease: Option<Duration>,
+
     /// Fetching options.
     #[command(flatten)]
     pub(crate) fetch: FetchArgs,

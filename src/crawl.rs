@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use crawler::crawl::{CrawlConfig, CrawlReport};
+use crawler::crawl::worker::{self, FrontierWork};
+use crawler::crawl::{CrawlConfig, CrawlReport, Work};
 use formats::seeds::{SeedTarget, parse_seeds};
 use indexer::{Index, IndexConfig};
 use store::blobs::Blobs;
@@ -37,13 +38,38 @@ pub(crate) fn run(
         Ok(targets) => targets,
         Err(error) => return could_not_run(&error),
     };
-    if targets.is_empty() {
-        return could_not_run(&anyhow::anyhow!("no valid target to crawl"));
-    }
     let (store, blobs) = match open_data(data, store) {
         Ok(opened) => opened,
         Err(error) => return could_not_run(&error),
     };
+    // A shared store's frontier may hold due domains already: a worker needs no target.
+    if targets.is_empty() && store.frontier().is_none() {
+        return could_not_run(&anyhow::anyhow!("no valid target to crawl"));
+    }
+    let hosts = targets.len();
+    let work = match store.frontier() {
+        Some(frontier) => Work::Frontier(FrontierWork {
+            frontier: frontier.clone(),
+            owner: worker_name(),
+            add: targets,
+            lease_for: args.lease.unwrap_or(worker::DEFAULT_LEASE),
+            recrawl_after: args.crawl_every.unwrap_or(worker::DEFAULT_RECRAWL_AFTER),
+            keep_running: args.crawl_every.is_some(),
+        }),
+        None if args.crawl_every.is_some() || args.lease.is_some() => {
+            return Err(usage(anyhow::anyhow!(
+                "--crawl-every and --lease schedule crawl workers over a shared store: they \
+                 need --store postgres://… (with the embedded store, use serve --crawl \
+                 --crawl-every)"
+            )));
+        }
+        None => Work::Targets(targets),
+    };
+    if let Work::Frontier(work) = &work {
+        work.check(fetch.host_delay)
+            .map_err(anyhow::Error::msg)
+            .usage()?;
+    }
     let config = CrawlConfig {
         fetch,
         concurrency: args.concurrency,
@@ -61,7 +87,6 @@ pub(crate) fn run(
         .build()
         .context("cannot start the async runtime")?;
     let started = Instant::now();
-    let hosts = targets.len();
     let report = runtime.block_on(async {
         let progress = Arc::new(CrawlProgress::start(hosts, !args.no_progress, bar));
         let observers = Arc::new(Observers {
@@ -74,9 +99,9 @@ pub(crate) fn run(
                 std::future::pending::<()>().await;
             }
         };
-        let result = crawler::crawl::crawl(
+        let result = crawler::crawl::crawl_work(
             config,
-            targets,
+            work,
             Arc::clone(&store),
             blobs,
             observers,
@@ -111,6 +136,22 @@ pub(crate) fn run(
         return Ok(ExitStatus::Failure);
     }
     Ok(ExitStatus::Success)
+}
+
+/// Returns a name for this crawl worker that no other worker has: the machine's host name,
+/// the process id and the start time.
+pub(crate) fn worker_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "unknown-host".to_owned());
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|since| since.as_nanos())
+        .unwrap_or_default();
+    format!("{host}/{}/{started}", std::process::id())
 }
 
 /// Prints why the crawl could not run; the exit status is 1 (DESIGN.md §5).

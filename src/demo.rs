@@ -63,7 +63,13 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
             config.fetch.resolve.push(rule);
             targets.push(SeedTarget::parse(&format!("http://{site}")).map_err(anyhow::Error::msg)?);
         }
-        let report = crawl_once(&directory, config, targets, &progress, shutdown.wait()).await?;
+        let report = crawl_once(
+            &directory,
+            config,
+            crawler::crawl::Work::Targets(targets),
+            &progress,
+            shutdown.wait(),
+        ).await?;
         let totals = report.totals;
         tracing::info!(
             domains = totals.domains,

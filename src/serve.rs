@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use api::{AppState, CrawlProgress, ServeConfig, Tokens};
-use crawler::crawl::{CrawlConfig, CrawlObserver, CrawlReport, DomainReport};
+use crawler::crawl::worker::{DEFAULT_LEASE, DEFAULT_RECRAWL_AFTER, FrontierWork};
+use crawler::crawl::{CrawlConfig, CrawlObserver, CrawlReport, DomainReport, Work};
 use formats::seeds::SeedTarget;
 use indexer::{Index, IndexConfig, IndexWriterHandle, SearchIndex};
 use store::Store;
@@ -20,7 +21,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 
 use crate::cli::{DEFAULT_SEEDS, ServeArgs};
-use crate::crawl::{open_data, read_seeds};
+use crate::crawl::{open_data, read_seeds, worker_name};
 use crate::{ExitStatus, usage};
 
 /// Runs `skillscout serve`.
@@ -309,7 +310,7 @@ impl CrawlObserver for ServeObserver {
 pub(crate) async fn crawl_once(
     directory: &Directory,
     config: CrawlConfig,
-    targets: Vec<SeedTarget>,
+    work: Work,
     progress: &CrawlProgress,
     stop: impl Future<Output = ()>,
 ) -> anyhow::Result<CrawlReport> {
@@ -335,10 +336,13 @@ pub(crate) async fn crawl_once(
             }
         })
     };
-    progress.crawl_started(targets.len());
-    let result = crawler::crawl::crawl(
+    progress.crawl_started(match &work {
+        Work::Targets(targets) => targets.len(),
+        Work::Frontier(work) => work.add.len(),
+    });
+    let result = crawler::crawl::crawl_work(
         config,
-        targets,
+        work,
         Arc::clone(&directory.store),
         directory.blobs.clone(),
         observer,
@@ -408,11 +412,36 @@ struct BackgroundCrawl {
 
 impl BackgroundCrawl {
     async fn run(self, directory: Directory, progress: CrawlProgress, shutdown: Shutdown) {
+        // Over a shared store the frontier schedules the recrawls, for every worker: this
+        // process is one more crawl worker, which keeps running with `--crawl-every`.
+        if let Some(frontier) = directory.store.frontier() {
+            let work = Work::Frontier(FrontierWork {
+                frontier: frontier.clone(),
+                owner: worker_name(),
+                add: self.targets,
+                lease_for: DEFAULT_LEASE,
+                recrawl_after: self.every.unwrap_or(DEFAULT_RECRAWL_AFTER),
+                keep_running: self.every.is_some(),
+            });
+            let crawled =
+                crawl_once(&directory, self.config, work, &progress, shutdown.wait()).await;
+            match crawled {
+                Ok(report) => tracing::info!(
+                    domains = report.totals.domains,
+                    skills = report.totals.skills,
+                    "background crawl worker finished"
+                ),
+                Err(error) => {
+                    tracing::error!(error = format!("{error:#}"), "background crawl failed")
+                }
+            }
+            return;
+        }
         loop {
             let crawled = crawl_once(
                 &directory,
                 self.config.clone(),
-                self.targets.clone(),
+                Work::Targets(self.targets.clone()),
                 &progress,
                 shutdown.wait(),
             )

@@ -11,10 +11,15 @@
 //! Ctrl-C (the `shutdown` future) stops new work and
 //! abandons domains in flight; every domain that finished is stored and reported, and the
 //! report says the crawl was interrupted.
+//!
+//! The domains come from a fixed list ([`crawl`]) or, for the workers of a shared store, from
+//! leases on its frontier ([`crawl_work`] with [`Work::Frontier`], see [`worker`]); both run
+//! the same domain crawl and the same store writer.
 
 pub mod domain;
+pub mod worker;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,6 +37,8 @@ use formats::site::SiteFindings;
 use store::blobs::Blobs;
 pub use store::report::{CrawlReport, DomainReport, Totals};
 use store::{ApplyStats, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, Store, StoreError};
+pub use worker::FrontierWork;
+use worker::{Leases, TopUp};
 
 /// The default pause between two requests to one host (DESIGN.md §3).
 pub const DEFAULT_HOST_DELAY: Duration = Duration::from_millis(1000);
@@ -145,6 +152,15 @@ pub enum CrawlError {
     Store(#[from] StoreError),
 }
 
+/// Where a crawl's domains come from.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// These targets, one crawl per domain.
+    Targets(Vec<SeedTarget>),
+    /// Leases on a shared frontier, as they fall due (see [`worker`]).
+    Frontier(FrontierWork),
+}
+
 /// Crawls `targets` and stores what it finds; returns the report.
 ///
 /// Targets that name the same domain are crawled once (a site with a base path wins over the
@@ -157,7 +173,40 @@ pub async fn crawl(
     observer: Arc<dyn CrawlObserver>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<CrawlReport, CrawlError> {
-    let targets = one_per_domain(targets);
+    crawl_work(
+        config,
+        Work::Targets(targets),
+        store,
+        blobs,
+        observer,
+        shutdown,
+    )
+    .await
+}
+
+/// Crawls the domains `work` names and stores what it finds; returns the report of the
+/// domains this crawl stored. With [`Work::Frontier`], each domain is released on the
+/// frontier once its results are stored, and the crawl ends when the round is over (nothing
+/// due, nothing leased by anyone) or, for a worker that keeps running, at shutdown.
+pub async fn crawl_work(
+    config: CrawlConfig,
+    work: Work,
+    store: Arc<Store>,
+    blobs: Blobs,
+    observer: Arc<dyn CrawlObserver>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<CrawlReport, CrawlError> {
+    let (targets, leases) = match work {
+        Work::Targets(targets) => (one_per_domain(targets), None),
+        Work::Frontier(mut work) => {
+            work.check(config.fetch.host_delay)
+                .map_err(CrawlError::Config)?;
+            work.add = one_per_domain(work.add);
+            let leases = Leases::new(work);
+            leases.add_targets().await?;
+            (Vec::new(), Some(leases))
+        }
+    };
     let fetcher = Arc::new(
         Fetcher::new(
             config.fetch.clone(),
@@ -170,16 +219,27 @@ pub async fn crawl(
     );
 
     let concurrency = config.concurrency.max(1);
-    let (sender, receiver) = tokio::sync::mpsc::channel::<(usize, DomainUpdate)>(concurrency * 2);
+    let (sender, receiver) = tokio::sync::mpsc::channel::<Finished>(concurrency * 2);
     let writer = {
         let store = Arc::clone(&store);
         let observer = Arc::clone(&observer);
         let runtime = tokio::runtime::Handle::current();
         let keep_lines = config.keep_report_lines;
+        let leases = leases.clone();
         tokio::task::spawn_blocking(move || {
-            write_batches(&store, receiver, observer.as_ref(), &runtime, keep_lines)
+            write_batches(
+                &store,
+                receiver,
+                observer.as_ref(),
+                &runtime,
+                keep_lines,
+                leases.as_ref(),
+            )
         })
     };
+    let heartbeat = leases
+        .as_ref()
+        .map(|leases| tokio::spawn(leases.clone().heartbeat()));
 
     let crawl_one = |target: SeedTarget, slot: CrawlSlot| {
         let fetcher = Arc::clone(&fetcher);
@@ -187,10 +247,45 @@ pub async fn crawl(
         let prefetch = config.prefetch_files;
         async move { crawl_domain(&fetcher, &target, prefetch, Some(slot), Some(&store)).await }
     };
-    let mut sites = Sites::new(&targets, concurrency, crawl_one);
+    let mut sites = Sites::new(targets, concurrency, crawl_one);
     let mut interrupted = false;
+    let mut failure = None;
+    // A worker keeps up to half its concurrency more domains leased than it runs, so that a
+    // slot that frees is filled at once, and leases again once a quarter of that is free (or
+    // a slot would go idle); after a lease that found nothing due, it waits a moment.
+    let want = concurrency + concurrency / 2;
+    let batch = (concurrency / 4).max(1);
+    let wants_lease = |pending: usize| pending < concurrency || want - pending.min(want) >= batch;
+    let mut next_top_up = tokio::time::Instant::now();
     tokio::pin!(shutdown);
     loop {
+        if let Some(leases) = &leases
+            && wants_lease(sites.pending())
+            && tokio::time::Instant::now() >= next_top_up
+        {
+            let in_flight = sites.pending();
+            match leases
+                .top_up(want.saturating_sub(in_flight), in_flight)
+                .await
+            {
+                Ok(TopUp::Targets(leased)) => {
+                    next_top_up = tokio::time::Instant::now();
+                    if leased.is_empty() {
+                        next_top_up += leases.spacing(in_flight);
+                    }
+                    sites.extend(leased);
+                }
+                Ok(TopUp::RoundOver) => break,
+                Err(error) => {
+                    failure = Some(error);
+                    break;
+                }
+            }
+        }
+        if leases.is_none() && sites.pending() == 0 {
+            break;
+        }
+        let timer = leases.is_some() && wants_lease(sites.pending());
         let finished = tokio::select! {
             biased;
             () = &mut shutdown => {
@@ -198,15 +293,16 @@ pub async fn crawl(
                 tracing::warn!(pending = sites.pending(), "crawl interrupted; keeping the domains already done");
                 break;
             }
-            finished = sites.next() => finished,
+            finished = sites.next(), if sites.pending() > 0 => finished,
+            () = tokio::time::sleep_until(next_top_up), if timer => continue,
         };
-        let Some((position, crawled)) = finished else {
-            break;
+        let Some((position, target, crawled)) = finished else {
+            continue;
         };
         let crawled = match crawled {
             Ok(crawled) => crawled,
             // A panic in a domain's crawl is a bug; the domain ends `error` and the others go on.
-            Err(message) => failed_domain(&targets[position], message),
+            Err(message) => failed_domain(&target, message),
         };
         let report = DomainReport::new(&crawled.status, ApplyStats::default());
         tracing::info!(
@@ -218,13 +314,27 @@ pub async fn crawl(
             "domain crawled"
         );
         observer.domain_finished(&report);
+        // A worker records on the frontier how long the domain's host asked to be left
+        // alone beyond what the crawl waits out (`Retry-After` over the cap), so that no
+        // worker asks it again sooner.
+        let not_before = leases
+            .as_ref()
+            .and_then(|_| fetcher.take_left(target.origin().host_str()?));
         let update = DomainUpdate {
             status: crawled.status,
             fresh: crawled.found.records,
             streamed: crawled.streamed,
             cache: crawled.cache,
         };
-        if sender.send((position, update)).await.is_err() {
+        if sender
+            .send(Finished {
+                position,
+                update,
+                not_before,
+            })
+            .await
+            .is_err()
+        {
             // The writer stopped on a store error; it is returned below.
             break;
         }
@@ -232,9 +342,18 @@ pub async fn crawl(
     sites.abort().await;
     drop(sender);
 
-    let mut report = writer
+    let written = writer
         .await
-        .map_err(|error| CrawlError::Config(format!("the store writer failed: {error}")))??;
+        .map_err(|error| CrawlError::Config(format!("the store writer failed: {error}")));
+    if let Some(heartbeat) = heartbeat {
+        // The leases of domains abandoned (interrupted) are left to expire: a domain's last
+        // request may have just been made, and its next holder must leave the host delay.
+        heartbeat.abort();
+    }
+    let mut report = written??;
+    if let Some(error) = failure {
+        return Err(CrawlError::Store(error));
+    }
     report.interrupted = interrupted;
     Ok(report)
 }
@@ -242,38 +361,44 @@ pub async fn crawl(
 /// The sites of a crawl, each in its own task, at most `concurrency` holding a crawl slot at
 /// once, handed out as they finish. A site waiting out a `Retry-After` gives its slot back
 /// ([`CrawlSlot`]), and another site starts meanwhile.
-struct Sites<'t, T, F> {
-    targets: &'t [SeedTarget],
+struct Sites<T, F> {
+    /// Targets not started yet, with their positions.
+    queue: VecDeque<(usize, SeedTarget)>,
     slots: Arc<Semaphore>,
     crawl_one: F,
     tasks: JoinSet<T>,
-    /// The target position of each running task.
-    positions: HashMap<tokio::task::Id, usize>,
-    next: usize,
+    /// The position and target of each running task. A target is kept only while it is
+    /// queued or running, so a worker that keeps leasing holds what is in flight, not every
+    /// domain it ever crawled.
+    running: HashMap<tokio::task::Id, (usize, SeedTarget)>,
+    /// The position of the next target added.
+    added: usize,
 }
 
-impl<'t, T, F, Fut> Sites<'t, T, F>
+impl<T, F, Fut> Sites<T, F>
 where
     T: Send + 'static,
     F: Fn(SeedTarget, CrawlSlot) -> Fut,
     Fut: Future<Output = T> + Send + 'static,
 {
-    fn new(targets: &'t [SeedTarget], concurrency: usize, crawl_one: F) -> Self {
-        Sites {
-            targets,
+    fn new(targets: Vec<SeedTarget>, concurrency: usize, crawl_one: F) -> Self {
+        let mut sites = Sites {
+            queue: VecDeque::new(),
             slots: Arc::new(Semaphore::new(concurrency.max(1))),
             crawl_one,
             tasks: JoinSet::new(),
-            positions: HashMap::new(),
-            next: 0,
-        }
+            running: HashMap::new(),
+            added: 0,
+        };
+        sites.extend(targets);
+        sites
     }
 
-    /// Returns the next site to finish, with its target's position: `Err` with the panic's
-    /// message when its task panicked. `None` once every site is done.
-    async fn next(&mut self) -> Option<(usize, Result<T, String>)> {
+    /// Returns the next site to finish, with its target and its position: `Err` with the
+    /// panic's message when its task panicked. `None` once every site is done.
+    async fn next(&mut self) -> Option<(usize, SeedTarget, Result<T, String>)> {
         loop {
-            let more = self.next < self.targets.len();
+            let more = !self.queue.is_empty();
             if !more && self.tasks.is_empty() {
                 return None;
             }
@@ -284,26 +409,33 @@ where
                         Ok((id, crawled)) => (id, Ok(crawled)),
                         Err(error) => (error.id(), Err(panic_message(error))),
                     };
-                    if let Some(position) = self.positions.remove(&id) {
-                        return Some((position, result));
+                    if let Some((position, target)) = self.running.remove(&id) {
+                        return Some((position, target, result));
                     }
                 }
                 permit = Arc::clone(&self.slots).acquire_owned(), if more => {
                     // The semaphore is never closed.
                     let Ok(permit) = permit else { continue };
+                    let Some((position, target)) = self.queue.pop_front() else { continue };
                     let slot = CrawlSlot::new(Arc::clone(&self.slots), permit);
-                    let target = self.targets[self.next].clone();
-                    let handle = self.tasks.spawn((self.crawl_one)(target, slot));
-                    self.positions.insert(handle.id(), self.next);
-                    self.next += 1;
+                    let handle = self.tasks.spawn((self.crawl_one)(target.clone(), slot));
+                    self.running.insert(handle.id(), (position, target));
                 }
             }
         }
     }
 
+    /// Adds sites to crawl after those given.
+    fn extend(&mut self, targets: Vec<SeedTarget>) {
+        for target in targets {
+            self.queue.push_back((self.added, target));
+            self.added += 1;
+        }
+    }
+
     /// Returns how many sites are running or not started.
     fn pending(&self) -> usize {
-        self.targets.len() - self.next + self.tasks.len()
+        self.queue.len() + self.tasks.len()
     }
 
     /// Stops the running sites and waits until their tasks are gone.
@@ -363,25 +495,38 @@ fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
 /// Applies finished domains to the store in batches: a batch is what arrives within
 /// [`BATCH_WINDOW`] of its first domain (or [`MAX_BATCH`] domains), so that thousands of small
 /// domains cost a few disk syncs rather than one each. Returns each domain's statistics by
-/// position.
+/// position. A worker's domains are released on the frontier once their batch is stored, never
+/// before: a worker killed between the two has its domains crawled again, nothing is lost.
+/// A domain's crawl, handed to the store writer.
+struct Finished {
+    /// Its target's position in the crawl.
+    position: usize,
+    update: DomainUpdate,
+    /// How long its host asked to be left alone, past what the crawl waited.
+    not_before: Option<Duration>,
+}
+
 fn write_batches(
     store: &Store,
-    mut receiver: tokio::sync::mpsc::Receiver<(usize, DomainUpdate)>,
+    mut receiver: tokio::sync::mpsc::Receiver<Finished>,
     observer: &dyn CrawlObserver,
     runtime: &tokio::runtime::Handle,
     keep_lines: bool,
+    leases: Option<&Leases>,
 ) -> Result<CrawlReport, StoreError> {
     let mut report = CrawlReport::default();
     let mut kept: Vec<(usize, DomainReport)> = Vec::new();
     while let Some(first) = receiver.blocking_recv() {
         let deadline = tokio::time::Instant::now() + BATCH_WINDOW;
-        let mut positions = vec![first.0];
-        let mut updates = vec![first.1];
+        let mut positions = vec![first.position];
+        let mut not_before = vec![first.not_before];
+        let mut updates = vec![first.update];
         while updates.len() < MAX_BATCH {
             match runtime.block_on(tokio::time::timeout_at(deadline, receiver.recv())) {
-                Ok(Some((position, update))) => {
-                    positions.push(position);
-                    updates.push(update);
+                Ok(Some(finished)) => {
+                    positions.push(finished.position);
+                    not_before.push(finished.not_before);
+                    updates.push(finished.update);
                 }
                 // The crawl is over, or the window has passed.
                 Ok(None) | Err(_) => break,
@@ -391,7 +536,15 @@ fn write_batches(
             .iter()
             .map(|update| DomainReport::new(&update.status, ApplyStats::default()))
             .collect();
+        let domains: Vec<(String, Option<Duration>)> = updates
+            .iter()
+            .map(|update| update.status.domain.to_string())
+            .zip(not_before)
+            .collect();
         let stats = store.blocking().apply(updates, OffsetDateTime::now_utc())?;
+        if let Some(leases) = leases {
+            leases.finish(domains)?;
+        }
         observer.stored(store.blocking().last_seq()?);
         for ((position, line), changes) in positions.into_iter().zip(lines.drain(..)).zip(stats) {
             let line = DomainReport { changes, ..line };
@@ -486,8 +639,8 @@ mod tests {
             target.domain().to_string()
         };
         let mut results = vec![None; targets.len()];
-        let mut sites = Sites::new(&targets, 2, crawl_one);
-        while let Some((position, result)) = sites.next().await {
+        let mut sites = Sites::new(targets.clone(), 2, crawl_one);
+        while let Some((position, _target, result)) = sites.next().await {
             results[position] = Some(result);
         }
         assert_eq!(results[0], Some(Ok("a.test".to_owned())));
@@ -519,9 +672,9 @@ mod tests {
             }
             target.domain().to_string()
         };
-        let mut sites = Sites::new(&targets, 1, crawl_one);
+        let mut sites = Sites::new(targets, 1, crawl_one);
         let mut order = Vec::new();
-        while let Some((_, result)) = sites.next().await {
+        while let Some((_, _, result)) = sites.next().await {
             order.push(result.unwrap());
         }
         // One slot: without parking, `quick.test` would wait the 30 s out behind it.

@@ -27,7 +27,7 @@ pub mod tls;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use http::header::{
     CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, EXPIRES, IF_MODIFIED_SINCE, IF_NONE_MATCH,
@@ -158,9 +158,9 @@ pub struct Fetcher {
     robots: Mutex<HashMap<String, Arc<OnceCell<RobotsOutcome>>>>,
     cache: Option<HttpCache>,
     /// Hosts that asked for a wait over [`FetchSettings::max_retry_after`]: left for the next
-    /// crawl, with no further request to them in this one (DESIGN.md §3). Only such hosts are
-    /// kept, so the set stays small.
-    left_hosts: Mutex<HashSet<String>>,
+    /// crawl, with no further request to them in this one (DESIGN.md §3), with when they were
+    /// left and the wait they asked for. Only such hosts are kept, so the map stays small.
+    left_hosts: Mutex<HashMap<String, (Instant, Duration)>>,
 }
 
 impl Fetcher {
@@ -178,20 +178,35 @@ impl Fetcher {
             scheduler: HostScheduler::new(),
             robots: Mutex::new(HashMap::new()),
             cache,
-            left_hosts: Mutex::new(HashSet::new()),
+            left_hosts: Mutex::new(HashMap::new()),
         })
     }
 
-    /// Leaves `host` for the next crawl: no further request goes to it in this one.
-    fn leave_host(&self, host: &str) {
+    /// Leaves `host`, which asked to wait `wait`, for the next crawl: no further request goes
+    /// to it in this one.
+    fn leave_host(&self, host: &str, wait: Duration) {
         let mut left = self.left_hosts.lock().unwrap_or_else(|e| e.into_inner());
-        left.insert(host.to_owned());
+        left.insert(host.to_owned(), (Instant::now(), wait));
     }
 
     /// True when `host` was left for the next crawl.
     fn is_left(&self, host: &str) -> bool {
         let left = self.left_hosts.lock().unwrap_or_else(|e| e.into_inner());
-        left.contains(host)
+        left.contains_key(host)
+    }
+
+    /// For a crawl that never ends (a crawl worker that keeps running, whose "next crawl" of a
+    /// domain is scheduled by the store): returns how long `host` still asks to be left alone,
+    /// if it was left, and forgets it, so that the domain's next crawl may ask it again. Hosts
+    /// whose wait has passed are forgotten too.
+    pub fn take_left(&self, host: &str) -> Option<Duration> {
+        let now = Instant::now();
+        let mut left = self.left_hosts.lock().unwrap_or_else(|e| e.into_inner());
+        let remaining = left
+            .remove(&host.to_ascii_lowercase())
+            .map(|(since, wait)| wait.saturating_sub(now.saturating_duration_since(since)));
+        left.retain(|_, (since, wait)| now.saturating_duration_since(*since) < *wait);
+        remaining
     }
 
     /// Returns the settings.
@@ -752,7 +767,7 @@ impl Session<'_> {
                 if let Some(wait) = retry_after
                     && wait > settings.max_retry_after
                 {
-                    self.fetcher.leave_host(&host);
+                    self.fetcher.leave_host(&host, wait);
                     return Err(FetchFailure::new(
                         Code::RateLimited,
                         url,

@@ -11,3 +11,4 @@ mod store;
 mod terminal;
 mod util;
 mod validate;
+mod workers;

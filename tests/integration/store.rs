@@ -16,15 +16,15 @@ use crate::util::{repo_root, skillscout, stderr, stdout};
 const URL_VARIABLE: &str = "SKILLSCOUT_TEST_POSTGRES";
 
 /// A schema of its own on the test server, dropped at the end.
-struct TestSchema {
+pub(crate) struct TestSchema {
     server: String,
-    url: String,
+    pub(crate) url: String,
     name: String,
 }
 
 impl TestSchema {
     #[allow(clippy::print_stderr)]
-    fn create() -> Option<TestSchema> {
+    pub(crate) fn create() -> Option<TestSchema> {
         let Some(server) = std::env::var(URL_VARIABLE)
             .ok()
             .filter(|url| !url.is_empty())
@@ -63,7 +63,7 @@ impl Drop for TestSchema {
     }
 }
 
-fn psql(url: &str, sql: &str) {
+pub(crate) fn psql(url: &str, sql: &str) {
     let output = Command::new("psql")
         .args([
             url,
@@ -83,7 +83,7 @@ fn psql(url: &str, sql: &str) {
     );
 }
 
-async fn run(dir: &Path, args: Vec<String>) -> std::process::Output {
+pub(crate) async fn run(dir: &Path, args: Vec<String>) -> std::process::Output {
     let dir = dir.to_owned();
     tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -101,7 +101,7 @@ async fn crawl_and_export(dir: &Path, data: &str, store: Option<&str>, port: u16
         global.extend(["--store".into(), store.into()]);
     }
     let resolve = format!("*.test=127.0.0.1:{port}");
-    let mut crawl = global.clone();
+    let mut crawl = global;
     crawl.extend(
         [
             "crawl",
@@ -119,7 +119,16 @@ async fn crawl_and_export(dir: &Path, data: &str, store: Option<&str>, port: u16
     );
     let output = run(dir, crawl).await;
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    export_records(dir, data, store).await
+}
 
+/// Exports every record of `data` (with `store` when given) as JSONL and returns them, times
+/// left out, sorted by id.
+pub(crate) async fn export_records(dir: &Path, data: &str, store: Option<&str>) -> Vec<Value> {
+    let mut global: Vec<String> = vec!["--data".into(), data.into()];
+    if let Some(store) = store {
+        global.extend(["--store".into(), store.into()]);
+    }
     let out = format!("{data}-export");
     let mut export = global;
     export.extend(
@@ -176,7 +185,7 @@ async fn a_postgres_store_holds_the_same_records_as_the_embedded_one() {
     // The crawl migrated the schema; `migrate` says there is nothing left to do.
     let output = skillscout(&dir, &["--store", &schema.url, "migrate"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_eq!(stdout(&output).trim(), "schema version 1 → 1");
+    assert_eq!(stdout(&output).trim(), "schema version 2 → 2");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -206,7 +215,7 @@ fn migrate_needs_a_postgres_store_and_bad_locations_are_clear_errors() {
     if let Some(schema) = TestSchema::create() {
         let output = skillscout(dir.path(), &["--store", &schema.url, "migrate"]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-        assert_eq!(stdout(&output).trim(), "schema version 0 → 1");
+        assert_eq!(stdout(&output).trim(), "schema version 0 → 2");
     }
 }
 

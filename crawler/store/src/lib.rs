@@ -28,6 +28,8 @@
 //!   the same rule).
 //! - [`embedded`]: the redb backend.
 //! - [`postgres`]: the PostgreSQL backend, its pool and its migrations.
+//! - [`frontier`]: the crawl frontier that the workers of a shared store lease domains
+//!   from ([`Frontier`]; the PostgreSQL store only).
 //! - [`blobs`]: content-addressed bytes ([`Blobs`], [`FileBlobs`]).
 //! - [`report`]: the crawl report (`skillscout crawl --report`), built from domain statuses.
 //!
@@ -47,6 +49,7 @@
 mod apply;
 pub mod blobs;
 pub mod embedded;
+pub mod frontier;
 pub mod postgres;
 pub mod report;
 pub mod types;
@@ -61,6 +64,7 @@ use url::Url;
 
 pub use blobs::{BLOBS_DIR, BlobStore, Blobs, FileBlobs, MAX_BLOB_BYTES};
 pub use embedded::{EmbeddedStore, STORE_FILE};
+pub use frontier::{Frontier, FrontierCounts, FrontierStore, FrontierTarget};
 pub use postgres::{Migrated, PostgresBlobs, PostgresConfig, PostgresStore, SCHEMA_VERSION};
 pub use report::{CrawlReport, DomainReport, Totals};
 pub use types::{
@@ -96,7 +100,11 @@ pub fn open(location: Option<&str>, data_dir: &Path) -> Result<(Store, Blobs), S
     }
     let backend = PostgresStore::connect(&PostgresConfig::new(location))?;
     let blobs = Blobs::from_backend(Arc::new(backend.blobs()));
-    Ok((Store::from_backend(Arc::new(backend)), blobs))
+    let frontier = Frontier::from_backend(Arc::new(backend.clone()));
+    Ok((
+        Store::from_backend(Arc::new(backend)).with_frontier(frontier),
+        blobs,
+    ))
 }
 
 /// Applies the migrations that the PostgreSQL database at `url` lacks, and returns the schema
@@ -225,6 +233,8 @@ impl<T: RecordStore + HttpCacheStore> Backend for T {}
 #[derive(Debug, Clone)]
 pub struct Store {
     backend: Arc<dyn Backend>,
+    /// The shared frontier, for a store that several crawl workers share.
+    frontier: Option<Frontier>,
 }
 
 impl Store {
@@ -237,7 +247,24 @@ impl Store {
 
     /// Returns a handle on `backend`.
     pub fn from_backend(backend: Arc<dyn Backend>) -> Store {
-        Store { backend }
+        Store {
+            backend,
+            frontier: None,
+        }
+    }
+
+    /// Returns this handle with the shared crawl frontier `frontier`.
+    pub fn with_frontier(self, frontier: Frontier) -> Store {
+        Store {
+            frontier: Some(frontier),
+            ..self
+        }
+    }
+
+    /// Returns the crawl frontier that the crawl workers of this store share: `Some` for a
+    /// store several processes share (PostgreSQL), `None` for the embedded store.
+    pub fn frontier(&self) -> Option<&Frontier> {
+        self.frontier.as_ref()
     }
 
     /// Returns the backend, for code that runs on a blocking thread already.

@@ -41,8 +41,10 @@
 //! - `migrate`: the versioned schema ([`SCHEMA_VERSION`], [`migrate`]).
 //! - `records`: [`RecordStore`] and [`HttpCacheStore`] for [`PostgresStore`].
 //! - `blobs`: [`BlobStore`](crate::BlobStore) for [`PostgresBlobs`].
+//! - `frontier`: [`FrontierStore`](crate::FrontierStore), the crawl workers' shared frontier.
 
 mod blobs;
+mod frontier;
 mod migrate;
 mod pool;
 mod records;

@@ -424,6 +424,9 @@ mod embedded {
 #[path = "conformance/postgres.rs"]
 mod postgres;
 
+#[path = "conformance/frontier.rs"]
+mod frontier;
+
 /// A fresh directory, removed when the guard is dropped.
 struct TempDir(PathBuf);
 

@@ -21,11 +21,18 @@ struct Migration {
 }
 
 /// Every migration, oldest first; versions count up from 1 with no gap.
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "initial",
-    sql: include_str!("../../migrations/0001_initial.sql"),
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "initial",
+        sql: include_str!("../../migrations/0001_initial.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "frontier",
+        sql: include_str!("../../migrations/0002_frontier.sql"),
+    },
+];
 
 /// The schema version this binary writes: the last migration's.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
