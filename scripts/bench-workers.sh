@@ -139,7 +139,7 @@ for w in 1 2; do
 done
 : >"$WORK/lag.txt"
 # The lag is the store's latest change (read from PostgreSQL) less the replica's index change
-# number (`/healthz`): `sync_lag` itself is computed right after each sync, so it stays small.
+# number (`/healthz`), beside the `sync_lag` the replica reports (read every 250 ms).
 : >"$WORK/healthz-lag.txt"
 while kill -0 "${pids[0]}" 2>/dev/null || kill -0 "${pids[1]}" 2>/dev/null; do
   read -r health_lag index_seq <<<"$(curl -fsS "http://127.0.0.1:$API1/healthz" | python3 -c 'import json,sys; h=json.load(sys.stdin); print(h["sync_lag"], h["index_seq"])')"

@@ -197,10 +197,15 @@ impl Directory {
     /// to report the index's lag; a store that cannot be read is logged and left for the next
     /// round.
     pub(crate) async fn store_seen(&self, progress: &CrawlProgress) {
-        match self.store.last_seq().await {
-            Ok(seq) => progress.store_seen(seq),
-            Err(error) => tracing::warn!(%error, "cannot read the store's latest change"),
+        if let Err(error) = self.read_store_seq(progress).await {
+            tracing::warn!(%error, "cannot read the store's latest change");
         }
+    }
+
+    /// [`Directory::store_seen`], leaving the caller to say why it failed.
+    async fn read_store_seq(&self, progress: &CrawlProgress) -> Result<(), store::StoreError> {
+        progress.store_seen(self.store.last_seq().await?);
+        Ok(())
     }
 
     /// Returns the server state over this directory.
@@ -370,10 +375,16 @@ const DEFAULT_SYNC_EVERY: Duration = Duration::from_secs(2);
 /// restarting, a network cut): tries back off from `--sync-every` up to this.
 const MAX_SYNC_BACKOFF: Duration = Duration::from_secs(60);
 
+/// How often a replica reads the store's latest change number between two syncs, so that the
+/// lag `/healthz` reports grows while changes wait for the next sync rather than reading 0
+/// until then. One small query; a failure is left to the next sync to report.
+const STORE_SEQ_EVERY: Duration = Duration::from_millis(250);
+
 /// Follows the store's change log until shutdown: every `every`, takes the new changes into
-/// the index and reads the store's latest change number (the lag `/healthz` reports). A sync
-/// that fails is retried with a doubling wait, up to [`MAX_SYNC_BACKOFF`]; nothing is lost,
-/// as the next sync starts from the index's own change number.
+/// the index; meanwhile reads the store's latest change number every [`STORE_SEQ_EVERY`] (the
+/// lag `/healthz` reports). A sync that fails is retried with a doubling wait, up to
+/// [`MAX_SYNC_BACKOFF`]; nothing is lost, as the next sync starts from the index's own change
+/// number.
 async fn follow(
     directory: Directory,
     progress: CrawlProgress,
@@ -382,9 +393,21 @@ async fn follow(
 ) {
     let mut wait = every;
     loop {
-        tokio::select! {
-            () = tokio::time::sleep(wait) => {}
-            () = shutdown.wait() => return,
+        let next_sync = tokio::time::Instant::now() + wait;
+        loop {
+            let now = tokio::time::Instant::now();
+            if now >= next_sync {
+                break;
+            }
+            tokio::select! {
+                () = tokio::time::sleep((next_sync - now).min(STORE_SEQ_EVERY)) => {}
+                () = shutdown.wait() => return,
+            }
+            if tokio::time::Instant::now() < next_sync
+                && let Err(error) = directory.read_store_seq(&progress).await
+            {
+                tracing::debug!(%error, "cannot read the store's latest change");
+            }
         }
         match directory.sync(Some(&progress)).await {
             Ok(()) => {

@@ -492,11 +492,6 @@ fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
     }
 }
 
-/// Applies finished domains to the store in batches: a batch is what arrives within
-/// [`BATCH_WINDOW`] of its first domain (or [`MAX_BATCH`] domains), so that thousands of small
-/// domains cost a few disk syncs rather than one each. Returns each domain's statistics by
-/// position. A worker's domains are released on the frontier once their batch is stored, never
-/// before: a worker killed between the two has its domains crawled again, nothing is lost.
 /// A domain's crawl, handed to the store writer.
 struct Finished {
     /// Its target's position in the crawl.
@@ -506,6 +501,11 @@ struct Finished {
     not_before: Option<Duration>,
 }
 
+/// Applies finished domains to the store in batches: a batch is what arrives within
+/// [`BATCH_WINDOW`] of its first domain (or [`MAX_BATCH`] domains), so that thousands of small
+/// domains cost a few disk syncs rather than one each. Returns each domain's statistics by
+/// position. A worker's domains are released on the frontier once their batch is stored, never
+/// before: a worker killed between the two has its domains crawled again, nothing is lost.
 fn write_batches(
     store: &Store,
     mut receiver: tokio::sync::mpsc::Receiver<Finished>,

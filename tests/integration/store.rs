@@ -227,6 +227,10 @@ struct Replica {
 
 impl Replica {
     fn start(dir: &Path, data: &str, store: &str) -> Replica {
+        Replica::syncing_every(dir, data, store, "1s")
+    }
+
+    fn syncing_every(dir: &Path, data: &str, store: &str, every: &str) -> Replica {
         use std::io::BufRead;
         let mut child = Command::new(env!("CARGO_BIN_EXE_skillscout"))
             .args([
@@ -238,7 +242,7 @@ impl Replica {
                 "--addr",
                 "127.0.0.1:0",
             ])
-            .args(["--sync-every", "1s"])
+            .args(["--sync-every", every])
             .current_dir(dir)
             .env_remove("RUST_LOG")
             .stdout(std::process::Stdio::piped())
@@ -388,6 +392,70 @@ async fn replicas_follow_the_shared_store_and_a_killed_one_catches_up() {
             assert_eq!(two.search(query), one.search(query), "{query:?}");
         }
         assert!(one.search("invoice")["total"].as_u64().unwrap() >= 1);
+    })
+    .await
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Between two syncs, `/healthz` tells how far the index is behind the store: the lag grows as
+// another process stores changes, before the replica's next sync takes them in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_reports_its_lag_between_syncs() {
+    let Some(schema) = TestSchema::create() else {
+        return;
+    };
+    let web = repo_root().join("seeds/web");
+    let server = TestServer::start(move |request| serve_file(&web, request)).await;
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("lag-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = schema.url.clone();
+    let output = skillscout(&dir, &["--store", &url, "migrate"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let (replica_dir, replica_url) = (dir.clone(), url.clone());
+    // It syncs when it starts, then not for an hour.
+    let replica = tokio::task::spawn_blocking(move || {
+        Replica::syncing_every(&replica_dir, "replica", &replica_url, "1h")
+    })
+    .await
+    .unwrap();
+    assert_eq!(replica.health()["sync_lag"], 0);
+
+    let resolve = format!("*.test=127.0.0.1:{}", server.port());
+    let args = [
+        "--data",
+        "crawler",
+        "--store",
+        &url,
+        "crawl",
+        "--resolve",
+        &resolve,
+        "--host-delay-ms",
+        "0",
+        "http://pdfworks.test",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let output = run(&dir, args).await;
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    tokio::task::spawn_blocking(move || {
+        for _ in 0..100 {
+            let health = replica.health();
+            if health["sync_lag"].as_u64().unwrap() > 0 {
+                assert_eq!(health["index_seq"], 0, "{health}");
+                assert_eq!(health["sync_lag"], health["store_seq"], "{health}");
+                assert!(
+                    replica
+                        .get("/metrics")
+                        .contains(&format!("skillscout_index_sync_lag {}", health["sync_lag"])),
+                );
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("the lag never showed: {}", replica.health());
     })
     .await
     .unwrap();
