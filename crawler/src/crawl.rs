@@ -38,7 +38,7 @@ use store::blobs::Blobs;
 pub use store::report::{CrawlReport, DomainReport, Totals};
 use store::{ApplyStats, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, Store, StoreError};
 pub use worker::FrontierWork;
-use worker::{Leases, TopUp};
+use worker::{Leases, STORE_RETRIES, TopUp, retry_unavailable};
 
 /// The default pause between two requests to one host (DESIGN.md §3).
 pub const DEFAULT_HOST_DELAY: Duration = Duration::from_millis(1000);
@@ -257,6 +257,8 @@ pub async fn crawl_work(
     let batch = (concurrency / 4).max(1);
     let wants_lease = |pending: usize| pending < concurrency || want - pending.min(want) >= batch;
     let mut next_top_up = tokio::time::Instant::now();
+    // Leases that failed in a row because the store was unavailable.
+    let mut lease_failures = 0;
     tokio::pin!(shutdown);
     loop {
         if let Some(leases) = &leases
@@ -269,6 +271,7 @@ pub async fn crawl_work(
                 .await
             {
                 Ok(TopUp::Targets(leased)) => {
+                    lease_failures = 0;
                     next_top_up = tokio::time::Instant::now();
                     if leased.is_empty() {
                         next_top_up += leases.spacing(in_flight);
@@ -276,6 +279,14 @@ pub async fn crawl_work(
                     sites.extend(leased);
                 }
                 Ok(TopUp::RoundOver) => break,
+                // The store is unavailable (PostgreSQL restarting): the domains in flight go
+                // on, and leasing is tried again after a doubling wait.
+                Err(error @ StoreError::Unavailable { .. }) if lease_failures < STORE_RETRIES => {
+                    let wait = worker::store_retry_wait(lease_failures);
+                    tracing::warn!(%error, retry_in = ?wait, "leasing domains failed; retrying");
+                    lease_failures += 1;
+                    next_top_up = tokio::time::Instant::now() + wait;
+                }
                 Err(error) => {
                     failure = Some(error);
                     break;
@@ -541,11 +552,23 @@ fn write_batches(
             .map(|update| update.status.domain.to_string())
             .zip(not_before)
             .collect();
-        let stats = store.blocking().apply(updates, OffsetDateTime::now_utc())?;
-        if let Some(leases) = leases {
-            leases.finish(domains)?;
-        }
-        observer.stored(store.blocking().last_seq()?);
+        let now = OffsetDateTime::now_utc();
+        let stats = match leases {
+            // A worker outlives a short outage of the shared store (a PostgreSQL restart):
+            // the batch is tried again, so it keeps a copy for that.
+            Some(_) => retry_unavailable("storing crawled domains", || {
+                store.blocking().apply(updates.clone(), now)
+            })?,
+            None => store.blocking().apply(updates, now)?,
+        };
+        let last_seq = match leases {
+            Some(leases) => {
+                leases.finish(domains)?;
+                retry_unavailable("reading the change log", || store.blocking().last_seq())?
+            }
+            None => store.blocking().last_seq()?,
+        };
+        observer.stored(last_seq);
         for ((position, line), changes) in positions.into_iter().zip(lines.drain(..)).zip(stats) {
             let line = DomainReport { changes, ..line };
             observer.domain_stored(&line);

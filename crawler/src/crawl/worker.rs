@@ -35,6 +35,45 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(90);
 pub const DEFAULT_RECRAWL_AFTER: Duration = Duration::from_secs(60 * 60);
 /// The wait after a lease that found nothing due, when the worker has nothing to do.
 pub const IDLE_POLL: Duration = Duration::from_millis(500);
+/// How many times a worker tries a store call again when it failed because the store was
+/// unavailable (PostgreSQL restarting, a network cut), waiting twice as long each time from
+/// [`STORE_RETRY_FIRST`] up to [`STORE_RETRY_LONGEST`]: about four minutes in all before the
+/// worker gives up and exits 1.
+pub const STORE_RETRIES: u32 = 9;
+/// The wait before the first retry of a store call.
+pub const STORE_RETRY_FIRST: Duration = Duration::from_secs(1);
+/// The longest wait between two retries of a store call.
+pub const STORE_RETRY_LONGEST: Duration = Duration::from_secs(60);
+
+/// The wait before retry number `attempt` (0 for the first) of a store call.
+pub(crate) fn store_retry_wait(attempt: u32) -> Duration {
+    STORE_RETRY_FIRST
+        .saturating_mul(1 << attempt.min(16))
+        .min(STORE_RETRY_LONGEST)
+}
+
+/// Runs `call` (blocking), and again after a doubling wait while it fails with
+/// [`StoreError::Unavailable`], at most [`STORE_RETRIES`] times; other errors are returned at
+/// once. A write that failed so was not stored (every write is one transaction), so trying it
+/// again stores it once.
+pub(crate) fn retry_unavailable<T>(
+    what: &str,
+    mut call: impl FnMut() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let mut attempt = 0;
+    loop {
+        match call() {
+            Err(error @ StoreError::Unavailable { .. }) if attempt < STORE_RETRIES => {
+                let wait = store_retry_wait(attempt);
+                tracing::warn!(%error, retry_in = ?wait, "{what} failed; retrying");
+                std::thread::sleep(wait);
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
 /// The wait after a lease that found nothing due, while domains are in flight.
 const LEASE_SPACING: Duration = Duration::from_millis(100);
 
@@ -211,11 +250,12 @@ impl Leases {
             }
         }
         for (next_after, domains) in groups {
-            let released =
+            let released = retry_unavailable("releasing leases", || {
                 self.work
                     .frontier
                     .blocking()
-                    .finish(&self.work.owner, &domains, next_after)?;
+                    .finish(&self.work.owner, &domains, next_after)
+            })?;
             if released.len() < domains.len() {
                 let released: HashSet<&String> = released.iter().collect();
                 for domain in domains.iter().filter(|domain| !released.contains(domain)) {

@@ -8,6 +8,7 @@ mod hostile;
 mod mcp;
 mod server;
 mod site;
+mod worker;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
