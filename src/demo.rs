@@ -69,7 +69,8 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
             crawler::crawl::Work::Targets(targets),
             &progress,
             shutdown.wait(),
-        ).await?;
+        )
+        .await?;
         let totals = report.totals;
         tracing::info!(
             domains = totals.domains,
