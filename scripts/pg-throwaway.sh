@@ -8,6 +8,10 @@
 #                                              # SKILLSCOUT_TEST_POSTGRES_DIR
 #   scripts/pg-throwaway.sh stop DIR           # stop the cluster in DIR and remove DIR
 #
+# With PG_TLS_PORT, PG_TLS_CERT and PG_TLS_KEY set, the cluster also listens on
+# 127.0.0.1:PG_TLS_PORT with TLS on (that certificate and key), and refuses TCP connections
+# without TLS: for the test of TLS connections to the store.
+#
 # e.g. `scripts/pg-throwaway.sh cargo test -p store`. Needs Debian's postgresql-15 (installed
 # with apt-get when missing and run as root); PG_BIN names another server's bin folder. As
 # root the server runs as the `postgres` user (initdb refuses root); otherwise as yourself.
@@ -46,11 +50,24 @@ start() {
     { cat "$dir/initdb.log" >&2; exit 1; }
   # Unix socket only, in the cluster's own folder; enough connections for parallel tests that
   # each hold a small pool.
+  local listen="-c listen_addresses=''"
+  if [ -n "${PG_TLS_PORT:-}" ]; then
+    cp "${PG_TLS_CERT:?PG_TLS_CERT names the server certificate}" "$dir/data/server.crt"
+    cp "${PG_TLS_KEY:?PG_TLS_KEY names the server key}" "$dir/data/server.key"
+    chmod 600 "$dir/data/server.key"
+    if [ "$(id -u)" = 0 ]; then
+      chown postgres: "$dir/data/server.crt" "$dir/data/server.key"
+    fi
+    printf '%s\n' 'local all all trust' \
+      'hostssl all all 127.0.0.1/32 trust' \
+      'hostnossl all all 127.0.0.1/32 reject' >"$dir/data/pg_hba.conf"
+    listen="-c listen_addresses=127.0.0.1 -p $PG_TLS_PORT -c ssl=on"
+  fi
   as_owner "$PG_BIN/pg_ctl" --pgdata="$dir/data" --log="$dir/server.log" --wait --silent \
-    -o "-c listen_addresses='' -k $dir -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "$listen -k $dir -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
     start >&2 || { cat "$dir/server.log" >&2; exit 1; }
-  as_owner "$PG_BIN/createdb" --host="$dir" --username=postgres "$DATABASE"
-  echo "export SKILLSCOUT_TEST_POSTGRES='postgres://postgres@/$DATABASE?host=$dir'"
+  as_owner "$PG_BIN/createdb" --host="$dir" --port="${PG_TLS_PORT:-5432}" --username=postgres "$DATABASE"
+  echo "export SKILLSCOUT_TEST_POSTGRES='postgres://postgres@/$DATABASE?host=$dir${PG_TLS_PORT:+&port=$PG_TLS_PORT}'"
   echo "export SKILLSCOUT_TEST_POSTGRES_DIR='$dir'"
 }
 

@@ -461,3 +461,98 @@ async fn a_replica_reports_its_lag_between_syncs() {
     .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A throwaway cluster of its own that accepts TCP connections on 127.0.0.1 only over TLS
+/// (`scripts/pg-throwaway.sh` with `PG_TLS_PORT`), stopped when dropped.
+struct TlsCluster {
+    dir: String,
+    port: u16,
+}
+
+impl TlsCluster {
+    fn start() -> TlsCluster {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let tls = repo_root().join("crawler/tests/fixtures/tls");
+        let output = Command::new(repo_root().join("scripts/pg-throwaway.sh"))
+            .arg("start")
+            .env("PG_TLS_PORT", port.to_string())
+            .env("PG_TLS_CERT", tls.join("server.pem"))
+            .env("PG_TLS_KEY", tls.join("server.key"))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        let exports = stdout(&output);
+        let dir = exports
+            .lines()
+            .find_map(|line| line.strip_prefix("export SKILLSCOUT_TEST_POSTGRES_DIR='"))
+            .and_then(|rest| rest.strip_suffix('\''))
+            .unwrap_or_else(|| panic!("no cluster folder in {exports}"))
+            .to_owned();
+        TlsCluster { dir, port }
+    }
+
+    /// The store URL of the cluster over TCP: the certificate's name (`secure.test`), the
+    /// loopback address, and `extra` parameters.
+    fn url(&self, extra: &str) -> String {
+        format!(
+            "postgres://postgres@secure.test:{}/skillscout_test?hostaddr=127.0.0.1{extra}",
+            self.port
+        )
+    }
+}
+
+impl Drop for TlsCluster {
+    fn drop(&mut self) {
+        let _ = Command::new(repo_root().join("scripts/pg-throwaway.sh"))
+            .args(["stop", &self.dir])
+            .output();
+    }
+}
+
+// `sslmode=require` connects over TLS and checks the server's certificate against
+// `sslrootcert` (or the system's roots); without it, a connection is made in the clear, which
+// this server refuses.
+#[test]
+fn the_store_can_be_reached_over_tls() {
+    // Only where the PostgreSQL tests run (the server's programs are there).
+    let Some(_schema) = TestSchema::create() else {
+        return;
+    };
+    let cluster = TlsCluster::start();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let ca = repo_root().join("crawler/tests/fixtures/tls/ca.pem");
+    let trusted = cluster.url(&format!("&sslmode=require&sslrootcert={}", ca.display()));
+    let output = skillscout(&dir, &["--store", &trusted, "migrate"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    let untrusted = cluster.url("&sslmode=require");
+    let output = skillscout(&dir, &["--store", &untrusted, "migrate"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("certificate"),
+        "{}",
+        stderr(&output)
+    );
+
+    let clear = cluster.url("");
+    let output = skillscout(&dir, &["--store", &clear, "migrate"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("no encryption"),
+        "{}",
+        stderr(&output)
+    );
+
+    let misplaced = cluster.url(&format!("&sslrootcert={}", ca.display()));
+    let output = skillscout(&dir, &["--store", &misplaced, "migrate"]);
+    assert_ne!(output.status.code(), Some(0));
+    assert!(
+        stderr(&output).contains("sslmode=require"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::runtime::Runtime;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio_postgres::config::Host;
+use tokio_postgres::config::{Host, SslMode};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::FromSql;
 use tokio_postgres::{Client, NoTls, Row};
@@ -150,10 +150,138 @@ fn interrupted() -> StoreError {
     }
 }
 
+/// How connections are made: in the clear, or over TLS (`sslmode=require`).
+#[derive(Clone)]
+enum Tls {
+    None,
+    #[cfg(feature = "tls")]
+    Rustls(tokio_postgres_rustls::MakeRustlsConnect),
+}
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Tls::None => "no TLS",
+            #[cfg(feature = "tls")]
+            Tls::Rustls(_) => "TLS",
+        })
+    }
+}
+
+/// The URL parameter naming a PEM file of the CA certificates that a TLS server's certificate
+/// must chain to (as libpq's `sslrootcert`); without it, the system's roots.
+const SSL_ROOT_CERT: &str = "sslrootcert";
+
+/// Takes `sslrootcert` out of `url` (tokio-postgres does not know it); returns the URL left
+/// and the file named, if any.
+fn split_root_cert(url: &str) -> (String, Option<String>) {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        // Not a URL: tokio-postgres says why.
+        return (url.to_owned(), None);
+    };
+    let mut root_cert = None;
+    let kept: Vec<(String, String)> = parsed
+        .query_pairs()
+        .filter_map(|(key, value)| {
+            if key == SSL_ROOT_CERT {
+                root_cert = Some(value.into_owned());
+                None
+            } else {
+                Some((key.into_owned(), value.into_owned()))
+            }
+        })
+        .collect();
+    if root_cert.is_none() {
+        return (url.to_owned(), None);
+    }
+    if kept.is_empty() {
+        parsed.set_query(None);
+    } else {
+        parsed.query_pairs_mut().clear().extend_pairs(kept);
+    }
+    (parsed.to_string(), root_cert)
+}
+
+/// The TLS of `sslmode`: `require` verifies the server's certificate and name against the
+/// CA certificates of `root_cert`, else the system's; `disable` and `prefer` (tokio-postgres's
+/// default) connect in the clear, as libpq's `prefer` does with a server without TLS, and
+/// never risk failing on a certificate nobody asked to check.
+fn tls(mode: SslMode, root_cert: Option<&str>) -> Result<Tls, StoreError> {
+    let invalid = |message: String| StoreError::InvalidLocation { message };
+    if mode != SslMode::Require {
+        if root_cert.is_some() {
+            return Err(invalid(format!(
+                "{SSL_ROOT_CERT} needs sslmode=require (TLS is used only then)"
+            )));
+        }
+        return Ok(Tls::None);
+    }
+    rustls_tls(root_cert)
+}
+
+/// `sslmode=require` in a build without the `tls` feature.
+#[cfg(not(feature = "tls"))]
+fn rustls_tls(_root_cert: Option<&str>) -> Result<Tls, StoreError> {
+    Err(StoreError::InvalidLocation {
+        message: "sslmode=require: this build of the store has no TLS (the `tls` feature)"
+            .to_owned(),
+    })
+}
+
+/// The TLS of `sslmode=require`, verifying against `root_cert`'s certificates or the system's.
+#[cfg(feature = "tls")]
+fn rustls_tls(root_cert: Option<&str>) -> Result<Tls, StoreError> {
+    let invalid = |message: String| StoreError::InvalidLocation { message };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .map_err(|error| invalid(format!("cannot configure TLS: {error}")))?;
+    let config = match root_cert {
+        Some(path) => {
+            use rustls::pki_types::CertificateDer;
+            use rustls::pki_types::pem::PemObject;
+            let pem = std::fs::read(path)
+                .map_err(|error| invalid(format!("cannot read {SSL_ROOT_CERT} {path}: {error}")))?;
+            let mut roots = rustls::RootCertStore::empty();
+            for certificate in CertificateDer::pem_slice_iter(&pem) {
+                let certificate = certificate.map_err(|error| {
+                    invalid(format!(
+                        "{SSL_ROOT_CERT} {path}: invalid PEM certificate: {error}"
+                    ))
+                })?;
+                roots.add(certificate).map_err(|error| {
+                    invalid(format!(
+                        "{SSL_ROOT_CERT} {path}: unusable certificate: {error}"
+                    ))
+                })?;
+            }
+            if roots.is_empty() {
+                return Err(invalid(format!(
+                    "{SSL_ROOT_CERT} {path}: no PEM certificate (-----BEGIN CERTIFICATE-----)"
+                )));
+            }
+            builder.with_root_certificates(roots).with_no_client_auth()
+        }
+        None => {
+            let verifier = rustls_platform_verifier::Verifier::new(provider).map_err(|error| {
+                invalid(format!("cannot use the system's CA certificates: {error}"))
+            })?;
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(verifier))
+                .with_no_client_auth()
+        }
+    };
+    Ok(Tls::Rustls(tokio_postgres_rustls::MakeRustlsConnect::new(
+        config,
+    )))
+}
+
 /// At most `size` connections, opened on demand and kept while they are usable.
 #[derive(Debug)]
 pub(crate) struct Pool {
     config: tokio_postgres::Config,
+    tls: Tls,
     statement_timeout: Duration,
     acquire_timeout: Duration,
     idle: Mutex<Vec<Client>>,
@@ -164,8 +292,9 @@ pub(crate) struct Pool {
 
 impl Pool {
     fn new(config: &PostgresConfig) -> Result<Pool, StoreError> {
+        let (url, root_cert) = split_root_cert(&config.url);
         // The URL is not repeated in the message: it may hold a password.
-        let mut parsed = tokio_postgres::Config::from_str(&config.url).map_err(|error| {
+        let mut parsed = tokio_postgres::Config::from_str(&url).map_err(|error| {
             StoreError::InvalidLocation {
                 message: format!("not a usable PostgreSQL URL: {error}"),
             }
@@ -180,8 +309,10 @@ impl Pool {
         if parsed.get_application_name().is_none() {
             parsed.application_name(APPLICATION_NAME);
         }
+        let tls = tls(parsed.get_ssl_mode(), root_cert.as_deref())?;
         let size = config.pool_size.max(1);
         Ok(Pool {
+            tls,
             location: describe(&parsed),
             statement_timeout: config.statement_timeout,
             // A caller waits for a free connection at most as long as the statements that
@@ -216,17 +347,36 @@ impl Pool {
                 None => break,
             }
         }
-        let (client, connection) = self
-            .config
-            .connect(NoTls)
-            .await
-            .map_err(|error| self.error(&error))?;
         let location = self.location.clone();
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%location, %error, "crawl store connection closed");
+        let client = match &self.tls {
+            Tls::None => {
+                let (client, connection) = self
+                    .config
+                    .connect(NoTls)
+                    .await
+                    .map_err(|error| self.error(&error))?;
+                tokio::spawn(async move {
+                    if let Err(error) = connection.await {
+                        tracing::debug!(%location, %error, "crawl store connection closed");
+                    }
+                });
+                client
             }
-        });
+            #[cfg(feature = "tls")]
+            Tls::Rustls(tls) => {
+                let (client, connection) = self
+                    .config
+                    .connect(tls.clone())
+                    .await
+                    .map_err(|error| self.error(&error))?;
+                tokio::spawn(async move {
+                    if let Err(error) = connection.await {
+                        tracing::debug!(%location, %error, "crawl store connection closed");
+                    }
+                });
+                client
+            }
+        };
         // A statement may run this long; a session that stalls inside a transaction (a
         // frozen process holding the change counter's lock) is ended after as long, so that
         // it cannot stop every other writer.
@@ -459,6 +609,50 @@ mod tests {
             Pool::new(&config).unwrap().location,
             "postgres://crawler@/run/postgresql/skills"
         );
+    }
+
+    #[test]
+    fn sslrootcert_is_taken_out_of_the_url_and_needs_sslmode_require() {
+        let (url, root) =
+            split_root_cert("postgres://u@db/skills?sslmode=require&sslrootcert=%2Fetc%2Fca.pem");
+        assert_eq!(url, "postgres://u@db/skills?sslmode=require");
+        assert_eq!(root.as_deref(), Some("/etc/ca.pem"));
+        let (url, root) = split_root_cert("postgres://u@db/skills?sslrootcert=ca.pem");
+        assert_eq!(
+            (url.as_str(), root.as_deref()),
+            ("postgres://u@db/skills", Some("ca.pem"))
+        );
+        let untouched = "postgres://u@/skills?host=/run/postgresql";
+        assert_eq!(split_root_cert(untouched), (untouched.to_owned(), None));
+
+        let misplaced = PostgresConfig::new("postgres://u@db/skills?sslrootcert=ca.pem");
+        let error = Pool::new(&misplaced).unwrap_err();
+        assert!(error.to_string().contains("sslmode=require"), "{error}");
+        #[cfg(feature = "tls")]
+        {
+            let unreadable = PostgresConfig::new(
+                "postgres://u@db/skills?sslmode=require&sslrootcert=/nonexistent.pem",
+            );
+            let error = Pool::new(&unreadable).unwrap_err();
+            assert!(
+                matches!(error, StoreError::InvalidLocation { .. }),
+                "{error}"
+            );
+            assert!(error.to_string().contains("/nonexistent.pem"), "{error}");
+            let ca = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/tls/ca.pem");
+            let trusted = PostgresConfig::new(format!(
+                "postgres://u@db/skills?sslmode=require&sslrootcert={ca}"
+            ));
+            assert_eq!(format!("{:?}", Pool::new(&trusted).unwrap().tls), "TLS");
+        }
+        #[cfg(not(feature = "tls"))]
+        {
+            let required = PostgresConfig::new("postgres://u@db/skills?sslmode=require");
+            let error = Pool::new(&required).unwrap_err();
+            assert!(error.to_string().contains("no TLS"), "{error}");
+        }
+        let clear = PostgresConfig::new("postgres://u@db/skills");
+        assert_eq!(format!("{:?}", Pool::new(&clear).unwrap().tls), "no TLS");
     }
 
     #[test]
