@@ -15,10 +15,10 @@
 //! `EXPLAIN=query` also prints the indexer's and the fair baseline's top ten for that query
 //! over the corpus.
 //!
-//! Relevance runs three sets, each against the same two FTS5 baselines: the regression set
-//! (`indexer/eval/queries.json`), the held-out set (`indexer/eval/heldout.json`, written before
-//! the ranking was tuned and never tuned on: `--tuning` leaves it out) and
-//! `../shared/relevance-dev`.
+//! Relevance runs five sets, each against the same two FTS5 baselines: the regression set
+//! (`indexer/eval/queries.json`), three held-out sets (`indexer/eval/heldout.json`,
+//! `heldout-2.json`, `heldout-3.json`, written blind and never tuned on: `--tuning` leaves
+//! them out) and `../shared/relevance-dev`.
 //!
 //! Prints a Markdown report (the "Search" section of docs/BENCHMARKS.md).
 
