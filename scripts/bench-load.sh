@@ -17,14 +17,9 @@ WEB="${2:-../shared/corpus}"
 PORT=18441
 QUERY='/v1/search?q=extract+text+from+a+scanned+pdf'
 
-if ! command -v wrk >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get install -y -qq wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-  else
-    echo "wrk is not installed (Debian: apt-get install -y wrk)" >&2
-    exit 2
-  fi
-fi
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
+need_wrk
 # 1,000 connections need as many descriptors on both sides.
 ulimit -n 65536 2>/dev/null || ulimit -n 4096
 

@@ -18,14 +18,9 @@ THREADS=2
 WEB_PORT=18431
 API_PORT=18432
 
-if ! command -v wrk >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get install -y -qq wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-  else
-    echo "wrk is not installed (Debian: apt-get install -y wrk)" >&2
-    exit 2
-  fi
-fi
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
+need_wrk
 
 cargo build --release --quiet --bin skillscout
 BIN="$PWD/target/release/skillscout"

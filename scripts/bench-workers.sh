@@ -20,14 +20,9 @@ DELAYS="${3-0 100}"
 CONCURRENCY=64
 SEARCH_SECONDS=10
 
-if ! command -v wrk >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get install -y -qq wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-  else
-    echo "wrk is not installed (Debian: apt-get install -y wrk)" >&2
-    exit 2
-  fi
-fi
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
+need_wrk
 
 cargo build --release --quiet --bin skillscout
 BIN="$PWD/target/release/skillscout"

@@ -63,12 +63,14 @@ impl Drop for TestSchema {
     }
 }
 
-pub(crate) fn psql(url: &str, sql: &str) {
+/// Runs `sql` on the database at `url` with psql; returns its unaligned, untitled output.
+pub(crate) fn psql(url: &str, sql: &str) -> String {
     let output = Command::new("psql")
         .args([
             url,
             "--quiet",
             "--no-psqlrc",
+            "-tA",
             "-v",
             "ON_ERROR_STOP=1",
             "-c",
@@ -76,11 +78,8 @@ pub(crate) fn psql(url: &str, sql: &str) {
         ])
         .output()
         .expect("psql runs");
-    assert!(
-        output.status.success(),
-        "psql: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "psql: {}", stderr(&output));
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
 pub(crate) async fn run(dir: &Path, args: Vec<String>) -> std::process::Output {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::server::{Hit, TestServer, serve_file};
-use crate::store::{TestSchema, export_records, run};
+use crate::store::{TestSchema, export_records, psql, run};
 use crate::util::stderr;
 
 /// Hosts of the loopback web.
@@ -380,24 +380,6 @@ fn worker_flags_need_a_shared_store_and_a_long_enough_lease() {
     }
 }
 
-/// Runs `sql` on the store and returns its unaligned output.
-fn query(url: &str, sql: &str) -> String {
-    let output = Command::new("psql")
-        .args([
-            url,
-            "--no-psqlrc",
-            "-tA",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-c",
-            sql,
-        ])
-        .output()
-        .expect("psql runs");
-    assert!(output.status.success(), "psql: {}", stderr(&output));
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
-}
-
 /// `serve --crawl --crawl-every` over a shared store is a worker like `crawl`: the frontier,
 /// not the process, schedules the next crawl of each domain, and another worker started
 /// meanwhile finds nothing due.
@@ -440,7 +422,7 @@ async fn a_serving_crawler_is_one_more_worker() {
                    bool_and(next_crawl_at > now() + interval '50 minutes') FROM frontier";
         let started = Instant::now();
         loop {
-            let counts = query(&url, sql);
+            let counts = psql(&url, sql);
             if counts.starts_with(&format!("{HOSTS}|1|1|"))
                 || started.elapsed() > Duration::from_secs(60)
             {
@@ -511,7 +493,7 @@ async fn a_long_retry_after_holds_across_workers() {
     );
     let url = schema.url.clone();
     let scheduled = tokio::task::spawn_blocking(move || {
-        query(
+        psql(
             &url,
             "SELECT string_agg(domain || '=' || (next_crawl_at > now() + interval '110 minutes'), ',' \
              ORDER BY domain) FROM frontier",

@@ -112,12 +112,7 @@ impl Frontier {
         &self,
         call: impl FnOnce(&dyn FrontierStore) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let backend = Arc::clone(&self.backend);
-        tokio::task::spawn_blocking(move || call(backend.as_ref()))
-            .await
-            .map_err(|error| StoreError::Interrupted {
-                message: error.to_string(),
-            })?
+        crate::on_blocking_pool(Arc::clone(&self.backend), |backend| call(backend)).await
     }
 
     /// See [`FrontierStore::add`].

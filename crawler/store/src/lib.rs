@@ -229,6 +229,23 @@ pub trait Backend: RecordStore + HttpCacheStore {}
 
 impl<T: RecordStore + HttpCacheStore> Backend for T {}
 
+/// Runs `call` on `backend` on the blocking pool: the async handles' one way into the
+/// blocking traits. A call that panicked or was cancelled is [`StoreError::Interrupted`].
+pub(crate) async fn on_blocking_pool<B, T>(
+    backend: Arc<B>,
+    call: impl FnOnce(&B) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError>
+where
+    B: ?Sized + Send + Sync + 'static,
+    T: Send + 'static,
+{
+    tokio::task::spawn_blocking(move || call(backend.as_ref()))
+        .await
+        .map_err(|error| StoreError::Interrupted {
+            message: error.to_string(),
+        })?
+}
+
 /// The crawl state: a cheap-to-clone handle on a [`Backend`].
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -277,12 +294,7 @@ impl Store {
         &self,
         call: impl FnOnce(&dyn Backend) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let backend = Arc::clone(&self.backend);
-        tokio::task::spawn_blocking(move || call(backend.as_ref()))
-            .await
-            .map_err(|error| StoreError::Interrupted {
-                message: error.to_string(),
-            })?
+        on_blocking_pool(Arc::clone(&self.backend), |backend| call(backend)).await
     }
 
     /// Returns the stored record with `id`, tombstones included.

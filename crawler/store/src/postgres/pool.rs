@@ -324,6 +324,26 @@ impl Pool {
         })
     }
 
+    /// Opens a connection with `tls` and drives it on this runtime until it closes.
+    async fn connect<T>(&self, tls: T) -> Result<Client, StoreError>
+    where
+        T: tokio_postgres::tls::MakeTlsConnect<tokio_postgres::Socket>,
+        T::Stream: Send + 'static,
+    {
+        let (client, connection) = self
+            .config
+            .connect(tls)
+            .await
+            .map_err(|error| self.error(&error))?;
+        let location = self.location.clone();
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%location, %error, "crawl store connection closed");
+            }
+        });
+        Ok(client)
+    }
+
     /// Returns a connection: an idle one, or a new one when fewer than `size` are open.
     pub(crate) async fn get(self: &Arc<Pool>) -> Result<PooledClient, StoreError> {
         let permit = tokio::time::timeout(
@@ -347,35 +367,10 @@ impl Pool {
                 None => break,
             }
         }
-        let location = self.location.clone();
         let client = match &self.tls {
-            Tls::None => {
-                let (client, connection) = self
-                    .config
-                    .connect(NoTls)
-                    .await
-                    .map_err(|error| self.error(&error))?;
-                tokio::spawn(async move {
-                    if let Err(error) = connection.await {
-                        tracing::debug!(%location, %error, "crawl store connection closed");
-                    }
-                });
-                client
-            }
+            Tls::None => self.connect(NoTls).await?,
             #[cfg(feature = "tls")]
-            Tls::Rustls(tls) => {
-                let (client, connection) = self
-                    .config
-                    .connect(tls.clone())
-                    .await
-                    .map_err(|error| self.error(&error))?;
-                tokio::spawn(async move {
-                    if let Err(error) = connection.await {
-                        tracing::debug!(%location, %error, "crawl store connection closed");
-                    }
-                });
-                client
-            }
+            Tls::Rustls(tls) => self.connect(tls.clone()).await?,
         };
         // A statement may run this long; a session that stalls inside a transaction (a
         // frozen process holding the change counter's lock) is ended after as long, so that
