@@ -7,7 +7,9 @@
 //! the domains it holds every quarter of the lease (a heartbeat), and releases each domain only
 //! after its results are stored (the store writer does): a worker killed at
 //! any point loses nothing, as the domains it held become due again when their leases expire
-//! and another worker crawls them anew.
+//! and another worker crawls them anew. A store that cannot be reached for a while (a
+//! PostgreSQL restart) is waited out: leasing, storing and releasing are tried again with a
+//! doubling wait ([`retry_unavailable`], [`STORE_RETRIES`]).
 //!
 //! Politeness across workers: a domain is held by one worker at a time, from before its
 //! first request until after its last, so its requests are spaced as within one process. A
