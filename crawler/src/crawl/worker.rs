@@ -9,7 +9,7 @@
 //! any point loses nothing, as the domains it held become due again when their leases expire
 //! and another worker crawls them anew. A store that cannot be reached for a while (a
 //! PostgreSQL restart) is waited out: leasing, storing and releasing are tried again with a
-//! doubling wait ([`retry_unavailable`], [`STORE_RETRIES`]).
+//! doubling wait, up to [`STORE_RETRIES`] times.
 //!
 //! Politeness across workers: a domain is held by one worker at a time, from before its
 //! first request until after its last, so its requests are spaced as within one process. A
