@@ -9,16 +9,17 @@
 //! ```
 //!
 //! `--dump-rankings DIR` also writes, per relevance set, the records' searchable text, the
-//! judgements and the indexer's top 100 for every query (`DIR/<set>.json`): the input of
+//! judgements, the indexer's and the fair baseline's top 100 for every query
+//! (`DIR/<set>.json`): the input of
 //! `bench/semantic.py`, which measures a sentence-embedding model fused with the ranking.
 //!
 //! `EXPLAIN=query` also prints the indexer's and the fair baseline's top ten for that query
 //! over the corpus.
 //!
-//! Relevance runs five sets, each against the same two FTS5 baselines: the regression set
-//! (`indexer/eval/queries.json`), three held-out sets (`indexer/eval/heldout.json`,
-//! `heldout-2.json`, `heldout-3.json`, written blind and never tuned on: `--tuning` leaves
-//! them out) and `../shared/relevance-dev`.
+//! Relevance runs six sets, each against the same two FTS5 baselines: the regression set
+//! (`indexer/eval/queries.json`), four held-out sets (`indexer/eval/heldout.json`,
+//! `heldout-2.json`, `heldout-3.json`, `heldout-4.json`, written blind and never tuned on:
+//! `--tuning` leaves them out) and `../shared/relevance-dev`.
 //!
 //! Prints a Markdown report (the "Search" section of docs/BENCHMARKS.md).
 
@@ -29,7 +30,7 @@ use std::time::{Duration, Instant};
 use formats::site::{Body, FetchFailure, Reply, Request, SiteCrawl, SiteOptions};
 use formats::{Code, Skill, SkillId, Slug};
 use indexer::eval::{self, Judgements, K};
-use indexer::{Caller, Index, IndexConfig, SearchIndex, SearchRequest};
+use indexer::{Caller, FieldWeights, Index, IndexConfig, SearchIndex, SearchRequest};
 use rusqlite::Connection;
 use time::OffsetDateTime;
 use url::Url;
@@ -45,6 +46,7 @@ struct Args {
     heldout: PathBuf,
     heldout2: PathBuf,
     heldout3: PathBuf,
+    heldout4: PathBuf,
     dev: PathBuf,
     /// Only the relevance part (for tuning).
     relevance_only: bool,
@@ -71,6 +73,7 @@ fn args() -> Result<Args> {
         heldout: PathBuf::from("indexer/eval/heldout.json"),
         heldout2: PathBuf::from("indexer/eval/heldout-2.json"),
         heldout3: PathBuf::from("indexer/eval/heldout-3.json"),
+        heldout4: PathBuf::from("indexer/eval/heldout-4.json"),
         dev: PathBuf::from("../shared/relevance-dev"),
         relevance_only: false,
         verbose: false,
@@ -141,6 +144,7 @@ fn main() -> Result<()> {
         let heldout = Judgements::from_json(&std::fs::read_to_string(&args.heldout)?)?;
         let heldout2 = Judgements::from_json(&std::fs::read_to_string(&args.heldout2)?)?;
         let heldout3 = Judgements::from_json(&std::fs::read_to_string(&args.heldout3)?)?;
+        let heldout4 = Judgements::from_json(&std::fs::read_to_string(&args.heldout4)?)?;
         let dev_records = corpus_records(&args.dev.join("web"))?;
         let dev = dev_judgements(&args.dev.join("qrels.json"))?;
         let sets = [
@@ -167,6 +171,12 @@ fn main() -> Result<()> {
                 name: "held-out 3 (indexer/eval/heldout-3.json, frozen, never tuned on)",
                 records: &corpus,
                 judgements: &heldout3,
+            },
+            RelevanceSet {
+                key: "held-out-4",
+                name: "held-out 4 (indexer/eval/heldout-4.json, frozen, never tuned on)",
+                records: &corpus,
+                judgements: &heldout4,
             },
             RelevanceSet {
                 key: "dev",
@@ -278,13 +288,17 @@ struct RelevanceSet<'a> {
 const DUMP_DEPTH: usize = 100;
 
 /// Writes `dir/<set>.json`: every record's searchable text (title, description, tags, declared
-/// inputs, body), and per query its judgements and the indexer's top [`DUMP_DEPTH`] ids.
+/// inputs, body), and per query its judgements and the indexer's (`ranked`) and the fair
+/// baseline's (`fair`) top [`DUMP_DEPTH`] ids.
 fn dump_rankings(set: &RelevanceSet<'_>, dir: &Path) -> Result<()> {
     let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default())?;
     for record in set.records {
         writer.upsert(record)?;
     }
     writer.commit(1)?;
+    let fts = Connection::open_in_memory()?;
+    fts_create(&fts)?;
+    fts_insert(&fts, set.records.iter().cloned())?;
     let mut queries = Vec::new();
     for judged in &set.judgements.queries {
         let mut request = SearchRequest::new(&judged.query, Caller::Anonymous);
@@ -299,6 +313,7 @@ fn dump_rankings(set: &RelevanceSet<'_>, dir: &Path) -> Result<()> {
             "query": judged.query,
             "judgements": judged.judgements,
             "ranked": ranked,
+            "fair": fts_search(&fts, &judged.query, DUMP_DEPTH, Baseline::Fair(indexer::FIELD_WEIGHTS))?,
         }));
     }
     let records: Vec<serde_json::Value> = set
@@ -369,8 +384,8 @@ fn dev_judgements(path: &Path) -> Result<Judgements> {
 fn relevance(sets: &[&RelevanceSet<'_>], verbose: bool, report: &mut String) -> Result<()> {
     report.push_str("### Relevance (same run, same queries)\n\n");
     report.push_str(
-        "| set | queries | indexer nDCG@10 | MRR@10 | fair FTS5 nDCG@10 | MRR@10 | ratio | plain FTS5 nDCG@10 |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        "| set | queries | indexer nDCG@10 | MRR@10 | fair FTS5 nDCG@10 | MRR@10 | fair FTS5, previous weights | ratio | plain FTS5 nDCG@10 |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
     let mut weakest = String::new();
     for set in sets {
@@ -391,20 +406,25 @@ fn relevance(sets: &[&RelevanceSet<'_>], verbose: bool, report: &mut String) -> 
         fts_create(&fts)?;
         fts_insert(&fts, set.records.iter().cloned())?;
         let fair = eval::evaluate(set.judgements, |query| {
-            fts_search(&fts, query, K, Baseline::Fair).expect("fts5 query")
+            fts_search(&fts, query, K, Baseline::Fair(indexer::FIELD_WEIGHTS)).expect("fts5 query")
         });
+        let previous = eval::evaluate(set.judgements, |query| {
+            fts_search(&fts, query, K, Baseline::Fair(PREVIOUS_WEIGHTS)).expect("fts5 query")
+        });
+        let stronger = fair.ndcg.max(previous.ndcg);
         let plain = eval::evaluate(set.judgements, |query| {
             fts_search(&fts, query, K, Baseline::Plain).expect("fts5 query")
         });
         report.push_str(&format!(
-            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.2}× | {:.3} |\n",
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.2}× | {:.3} |\n",
             set.name,
             set.judgements.queries.len(),
             ours.ndcg,
             ours.mrr,
             fair.ndcg,
             fair.mrr,
-            ours.ndcg / fair.ndcg,
+            previous.ndcg,
+            ours.ndcg / stronger,
             plain.ndcg
         ));
         let mut worst: Vec<_> = ours.per_query.iter().zip(&fair.per_query).collect();
@@ -426,8 +446,9 @@ fn relevance(sets: &[&RelevanceSet<'_>], verbose: bool, report: &mut String) -> 
         "\nFair FTS5: SQLite FTS5 (`porter unicode61`) over the same fields with the indexer's \
          field weights (`indexer::FIELD_WEIGHTS`), the query's informative words \
          (`indexer::informative_words`: stop words and task boilerplate removed) OR-combined, \
-         the last word also as a prefix, ranked by bm25. Plain FTS5: every query word, equal \
-         weights.\n\nWeakest queries for the indexer (nDCG@10):\n\n",
+         the last word also as a prefix, ranked by bm25; also run with the indexer's previous \
+         weights (name 3, tools 1.5, body 1), and the ratio is to the stronger of the two. \
+         Plain FTS5: every query word, equal weights.\n\nWeakest queries for the indexer (nDCG@10):\n\n",
     );
     report.push_str(&weakest);
     report.push('\n');
@@ -450,7 +471,7 @@ fn explain(records: &[Skill], query: &str) -> Result<()> {
     let fts = Connection::open_in_memory()?;
     fts_create(&fts)?;
     fts_insert(&fts, records.iter().cloned())?;
-    for id in fts_search(&fts, query, K, Baseline::Fair)? {
+    for id in fts_search(&fts, query, K, Baseline::Fair(indexer::FIELD_WEIGHTS))? {
         println!("fts  {id}");
     }
     Ok(())
@@ -564,7 +585,13 @@ fn scale(
         let fts = measure(clients, args.rounds, &queries, || {
             let connection = Connection::open(&fts_path).expect("open the fts5 database");
             move |query: &str| {
-                fts_search(&connection, query, args.page, Baseline::Fair).expect("fts5 query");
+                fts_search(
+                    &connection,
+                    query,
+                    args.page,
+                    Baseline::Fair(indexer::FIELD_WEIGHTS),
+                )
+                .expect("fts5 query");
             }
         });
         for (name, stats) in [("indexer", &ours), ("SQLite FTS5", &fts)] {
@@ -702,13 +729,29 @@ fn fts_insert(connection: &Connection, records: impl Iterator<Item = Skill>) -> 
 }
 
 /// How the baseline reads a query.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Baseline {
     /// Every word, OR-combined, equal column weights.
     Plain,
-    /// The informative words, OR-combined, the last also as a prefix, the indexer's weights.
-    Fair,
+    /// The informative words, OR-combined, the last also as a prefix, these column weights
+    /// (the indexer's, or [`PREVIOUS_WEIGHTS`]).
+    Fair(FieldWeights),
 }
+
+/// The indexer's field weights before the last change to them. The fair baseline runs with
+/// these as well as with the current ones, and a ratio is taken against the stronger of the
+/// two, so that a change of weights cannot flatter the ratio by weakening the baseline (FTS5's
+/// `body` column holds the body alone, where the indexer's body field holds the whole record:
+/// the same weight does not mean the same thing to both).
+const PREVIOUS_WEIGHTS: FieldWeights = FieldWeights {
+    name: 3.0,
+    title: 2.5,
+    description: 2.0,
+    tags: 2.0,
+    tools: 1.5,
+    headings: 1.0,
+    body: 1.0,
+};
 
 /// The baseline: query words, quoted, OR-combined, ranked by bm25.
 fn fts_search(
@@ -723,7 +766,7 @@ fn fts_search(
             .filter(|word| !word.is_empty())
             .map(str::to_lowercase)
             .collect(),
-        Baseline::Fair => indexer::informative_words(query),
+        Baseline::Fair(_) => indexer::informative_words(query),
     };
     words.retain(|word| !word.contains('"'));
     let Some(last) = words.last().cloned() else {
@@ -731,13 +774,12 @@ fn fts_search(
     };
     let mut terms: Vec<String> = words.iter().map(|word| format!("\"{word}\"")).collect();
     let ends_in_word = query.ends_with(|c: char| c.is_alphanumeric());
-    if baseline == Baseline::Fair && ends_in_word && last.chars().count() >= 2 {
+    if matches!(baseline, Baseline::Fair(_)) && ends_in_word && last.chars().count() >= 2 {
         terms.push(format!("\"{last}\"*"));
     }
-    let w = indexer::FIELD_WEIGHTS;
     let weights: Vec<f32> = match baseline {
         Baseline::Plain => vec![1.0; FTS_COLUMNS.len()],
-        Baseline::Fair => vec![
+        Baseline::Fair(w) => vec![
             w.name,
             w.title,
             w.description,

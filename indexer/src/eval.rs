@@ -1,13 +1,14 @@
 //! Relevance evaluation: judged queries, nDCG@k and MRR@k.
 //!
-//! Three sets of judged queries, each with graded judgements of records (by id): 3 = exactly
+//! Six sets of judged queries, each with graded judgements of records (by id): 3 = exactly
 //! what was asked for, 2 = a good answer, 1 = related, unlisted = not relevant.
 //!
 //! - `indexer/eval/queries.json`: the regression set over `../shared/corpus`, written by the
 //!   project and tuned on: it measures regressions, not quality.
 //! - `indexer/eval/heldout.json`: task-style queries over the same corpus, written and judged
-//!   by reading the skills before the ranking was tuned, and never tuned on since.
-//! - `indexer/eval/heldout-2.json` and `indexer/eval/heldout-3.json`: task-style queries
+//!   by reading the skills before the ranking was tuned; its misses have since guided changes,
+//!   so it is no longer independent (docs/BENCHMARKS.md).
+//! - `indexer/eval/heldout-2.json`, `heldout-3.json` and `heldout-4.json`: task-style queries
 //!   written later, each by someone who saw neither rankings nor the other sets, frozen, and
 //!   never tuned on.
 //! - `../shared/relevance-dev/qrels.json`: task queries written by others (MetaTool) over
@@ -177,6 +178,7 @@ mod tests {
             ("heldout.json", 40),
             ("heldout-2.json", 40),
             ("heldout-3.json", 40),
+            ("heldout-4.json", 40),
         ] {
             let judgements = judged_queries(name);
             assert!(judgements.queries.len() >= at_least, "{name}");
@@ -310,6 +312,21 @@ mod tests {
         );
     }
 
+    // The fourth held-out set: written blind, frozen, never tuned on.
+    #[test]
+    fn the_fourth_held_out_set_stays_above_its_floor() {
+        let Some(dir) = corpus_dir() else {
+            return;
+        };
+        let report = evaluate_over(&dir, &judged_queries("heldout-4.json"));
+        assert_floors(
+            "held-out 4",
+            &report,
+            HELD_OUT_4_FLOORS.0,
+            HELD_OUT_4_FLOORS.1,
+        );
+    }
+
     // The development set over skill-sharing services (../shared/relevance-dev).
     #[test]
     fn the_development_set_stays_above_its_floor() {
@@ -343,14 +360,16 @@ mod tests {
     }
 
     /// (nDCG@10, MRR@10) floors per set.
-    /// Measured 0.945 and 0.993.
+    /// Measured 0.948 and 0.993.
     const REGRESSION_FLOORS: (f64, f64) = (0.93, 0.97);
-    /// Measured 0.749 and 0.777.
-    const HELD_OUT_FLOORS: (f64, f64) = (0.73, 0.75);
-    /// Measured 0.800 and 0.813.
+    /// Measured 0.794 and 0.830.
+    const HELD_OUT_FLOORS: (f64, f64) = (0.78, 0.81);
+    /// Measured 0.798 and 0.811.
     const HELD_OUT_2_FLOORS: (f64, f64) = (0.78, 0.79);
-    /// Measured 0.789 and 0.836.
-    const HELD_OUT_3_FLOORS: (f64, f64) = (0.77, 0.82);
-    /// Measured 0.639 and 0.627.
-    const DEV_FLOORS: (f64, f64) = (0.62, 0.61);
+    /// Measured 0.804 and 0.849.
+    const HELD_OUT_3_FLOORS: (f64, f64) = (0.78, 0.83);
+    /// Measured 0.881 and 0.917.
+    const HELD_OUT_4_FLOORS: (f64, f64) = (0.86, 0.89);
+    /// Measured 0.647 and 0.636.
+    const DEV_FLOORS: (f64, f64) = (0.63, 0.62);
 }

@@ -75,13 +75,13 @@ pub struct FieldWeights {
 
 /// The field weights of the ranking.
 pub const FIELD_WEIGHTS: FieldWeights = FieldWeights {
-    name: 3.0,
+    name: 3.5,
     title: 2.5,
     description: 2.0,
     tags: 2.0,
-    tools: 1.5,
+    tools: 1.0,
     headings: 1.0,
-    body: 1.0,
+    body: 2.0,
 };
 const BODY_WEIGHT: f32 = FIELD_WEIGHTS.body;
 /// How much a quoted phrase found as written adds, inside a longer query, over its words.
