@@ -53,6 +53,7 @@
 
 mod collector;
 mod document;
+pub mod embed;
 mod error;
 pub mod eval;
 mod query;
