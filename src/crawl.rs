@@ -23,6 +23,7 @@ use crate::{ExitStatus, UsageResult, usage};
 pub(crate) fn run(
     data: &Path,
     store: Option<&str>,
+    model: Option<Arc<dyn indexer::Embed>>,
     args: &CrawlArgs,
     bar: &ActiveBar,
 ) -> anyhow::Result<ExitStatus> {
@@ -118,7 +119,7 @@ pub(crate) fn run(
 
     // The index is a view of the store: bring it up to date with what this crawl stored
     // (also after an interruption: the finished domains are stored).
-    if let Err(error) = sync_index(data, &store) {
+    if let Err(error) = sync_index(data, &store, model) {
         return could_not_run(&error);
     }
     if let Some(report_file) = &report_file {
@@ -200,9 +201,18 @@ pub(crate) fn migrate(location: Option<&str>) -> anyhow::Result<ExitStatus> {
 }
 
 /// Applies the store's new changes to the search index in `DATA/index`.
-pub(crate) fn sync_index(data: &Path, store: &Store) -> anyhow::Result<indexer::SyncStats> {
+/// With a model, every record written gets its vector.
+pub(crate) fn sync_index(
+    data: &Path,
+    store: &Store,
+    model: Option<Arc<dyn indexer::Embed>>,
+) -> anyhow::Result<indexer::SyncStats> {
     let dir = data.join(indexer::INDEX_DIR);
-    let Index { mut writer, .. } = Index::open_or_create(&dir, IndexConfig::default())
+    let config = IndexConfig {
+        model,
+        ..IndexConfig::default()
+    };
+    let Index { mut writer, .. } = Index::open_or_create(&dir, config)
         .with_context(|| format!("cannot open the search index in {}", dir.display()))?;
     // `sync` logs what it changed.
     indexer::sync(store, &mut writer)

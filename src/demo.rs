@@ -47,7 +47,7 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
         );
         tracing::info!(%site_addr, sites = sites.len(), web = %web.display(), "fixture web serving");
 
-        let directory = Directory::open(&data, None).await?;
+        let directory = Directory::open(&data, None, None).await?;
         let progress = CrawlProgress::default();
         let mut config = CrawlConfig {
             prefetch_files: true,

@@ -15,8 +15,11 @@ mod terminal;
 mod validate;
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use anyhow::Context as _;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 use tracing_subscriber::EnvFilter;
@@ -82,6 +85,18 @@ impl<T, E: Into<anyhow::Error>> UsageResult<T> for Result<T, E> {
     }
 }
 
+/// Loads the model of `--semantic-model`, if given; a path that holds no usable model is bad
+/// usage.
+fn semantic_model(path: Option<&Path>) -> anyhow::Result<Option<Arc<dyn indexer::Embed>>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let model = indexer::embed::Embedder::load(path)
+        .with_context(|| format!("--semantic-model {}", path.display()))
+        .usage()?;
+    Ok(Some(Arc::new(model)))
+}
+
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
@@ -105,10 +120,13 @@ fn main() -> ExitCode {
         .init();
 
     let result = match &cli.command {
-        Command::Crawl(args) => crawl::run(&cli.data, cli.store.as_deref(), args, &bar),
+        Command::Crawl(args) => semantic_model(cli.semantic_model.as_deref())
+            .and_then(|model| crawl::run(&cli.data, cli.store.as_deref(), model, args, &bar)),
         Command::Validate(args) => validate::run(args),
-        Command::Search(args) => search::run(&cli.data, args),
-        Command::Serve(args) => serve::run(&cli.data, cli.store.as_deref(), args),
+        Command::Search(args) => semantic_model(cli.semantic_model.as_deref())
+            .and_then(|model| search::run(&cli.data, model, args)),
+        Command::Serve(args) => semantic_model(cli.semantic_model.as_deref())
+            .and_then(|model| serve::run(&cli.data, cli.store.as_deref(), model, args)),
         Command::Export(args) => export::run(&cli.data, cli.store.as_deref(), args, &bar),
         Command::Demo(args) => demo::run(data_given.then_some(cli.data.as_path()), args),
         Command::Migrate => crawl::migrate(cli.store.as_deref()),

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use indexer::{Caller, SearchIndex, SearchRequest, SearchResults, Snippet};
@@ -21,7 +22,11 @@ const DESCRIPTION_CHARS: usize = 100;
 const BOLD: (&str, &str) = ("\x1b[1m", "\x1b[0m");
 
 /// Runs `skillscout search`.
-pub(crate) fn run(data: &Path, args: &SearchArgs) -> anyhow::Result<ExitStatus> {
+pub(crate) fn run(
+    data: &Path,
+    model: Option<Arc<dyn indexer::Embed>>,
+    args: &SearchArgs,
+) -> anyhow::Result<ExitStatus> {
     let dir = data.join(indexer::INDEX_DIR);
     let index = match SearchIndex::open(&dir) {
         Ok(index) => index,
@@ -39,6 +44,22 @@ pub(crate) fn run(data: &Path, args: &SearchArgs) -> anyhow::Result<ExitStatus> 
             return Err(error)
                 .with_context(|| format!("cannot open the index in {}", dir.display()));
         }
+    };
+    let index = match model {
+        None => index,
+        Some(model) => match index.with_model(model) {
+            Ok(index) => index,
+            Err(error @ indexer::Error::ModelMismatch { .. }) => {
+                return Err(anyhow::Error::new(error).context(
+                    "run `skillscout crawl` with the same --semantic-model to give the records \
+                     their vectors",
+                ));
+            }
+            Err(error) => {
+                return Err(error)
+                    .with_context(|| format!("cannot open the index in {}", dir.display()));
+            }
+        },
     };
     let request = SearchRequest {
         query: args

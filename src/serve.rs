@@ -28,6 +28,7 @@ use crate::{ExitStatus, usage};
 pub(crate) fn run(
     data: &Path,
     location: Option<&str>,
+    model: Option<Arc<dyn indexer::Embed>>,
     args: &ServeArgs,
 ) -> anyhow::Result<ExitStatus> {
     if args.max_in_flight == 0 {
@@ -66,7 +67,7 @@ pub(crate) fn run(
         None => Tokens::none(),
     };
     runtime()?.block_on(async {
-        let directory = Directory::open(data, location).await?;
+        let directory = Directory::open(data, location, model).await?;
         let listener = bind(args.addr).await?;
         let shutdown = Shutdown::on_signals();
         let state = directory.state(
@@ -153,15 +154,24 @@ pub(crate) struct Directory {
 impl Directory {
     /// Opens the data directory (and the store at `location`, when given) and syncs the
     /// index with the store.
-    pub(crate) async fn open(data: &Path, location: Option<&str>) -> anyhow::Result<Directory> {
+    /// With a model, every record gets its vector and searches fuse the records nearest in
+    /// meaning with the word ranking.
+    pub(crate) async fn open(
+        data: &Path,
+        location: Option<&str>,
+        model: Option<Arc<dyn indexer::Embed>>,
+    ) -> anyhow::Result<Directory> {
         let data = data.to_owned();
         let location = location.map(str::to_owned);
         let directory = tokio::task::spawn_blocking(move || -> anyhow::Result<Directory> {
             let (store, blobs) = open_data(&data, location.as_deref())?;
             let index_dir = data.join(indexer::INDEX_DIR);
-            let Index { writer, search } =
-                Index::open_or_create(&index_dir, IndexConfig::default())
-                    .with_context(|| format!("cannot open the index in {}", index_dir.display()))?;
+            let config = IndexConfig {
+                model,
+                ..IndexConfig::default()
+            };
+            let Index { writer, search } = Index::open_or_create(&index_dir, config)
+                .with_context(|| format!("cannot open the index in {}", index_dir.display()))?;
             Ok(Directory {
                 store,
                 blobs,

@@ -23,14 +23,17 @@
 //!
 //! Prints a Markdown report (the "Search" section of docs/BENCHMARKS.md).
 
+mod semantic;
+
 use std::error::Error;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use formats::site::{Body, FetchFailure, Reply, Request, SiteCrawl, SiteOptions};
 use formats::{Code, Skill, SkillId, Slug};
 use indexer::eval::{self, Judgements, K};
-use indexer::{Caller, FieldWeights, Index, IndexConfig, SearchIndex, SearchRequest};
+use indexer::{Caller, Embed as _, FieldWeights, Index, IndexConfig, SearchIndex, SearchRequest};
 use rusqlite::Connection;
 use time::OffsetDateTime;
 use url::Url;
@@ -64,6 +67,8 @@ struct Args {
     skip_baseline: bool,
     /// Where to write each set's records, judgements and rankings (`--dump-rankings`).
     dump: Option<PathBuf>,
+    /// The sentence-embedding model to measure (`--semantic-model PATH`).
+    semantic: Option<Arc<semantic::Timed>>,
 }
 
 fn args() -> Result<Args> {
@@ -84,6 +89,7 @@ fn args() -> Result<Args> {
         skip_relevance: false,
         skip_baseline: false,
         dump: None,
+        semantic: None,
     };
     let mut raw = std::env::args().skip(1);
     while let Some(flag) = raw.next() {
@@ -117,6 +123,11 @@ fn args() -> Result<Args> {
             "--rounds" => args.rounds = value.parse()?,
             "--page" => args.page = value.parse()?,
             "--dump-rankings" => args.dump = Some(PathBuf::from(value)),
+            "--semantic-model" => {
+                let model = indexer::embed::Embedder::load(value.as_ref())
+                    .map_err(|error| format!("--semantic-model {value}: {error}"))?;
+                args.semantic = Some(Arc::new(semantic::Timed::new(Arc::new(model))));
+            }
             other => return Err(format!("unknown flag {other}").into()),
         }
     }
@@ -193,6 +204,9 @@ fn main() -> Result<()> {
             explain(&corpus, &query)?;
         }
         relevance(&sets, args.verbose, &mut report)?;
+        if let Some(model) = &args.semantic {
+            semantic::relevance(&sets, model, &mut report)?;
+        }
         if let Some(dir) = &args.dump {
             for set in &sets {
                 dump_rankings(set, dir)?;
@@ -632,7 +646,60 @@ fn scale(
             ours.qps / fts.qps
         ));
     }
+    if let Some(model) = &args.semantic {
+        semantic_scale(
+            &dir.path().join("semantic"),
+            args,
+            corpus,
+            model,
+            &queries,
+            report,
+        )?;
+    }
     Ok(())
+}
+
+/// Search latency at scale with semantic retrieval: the same records, each with a vector
+/// (from [`semantic::StandIn`]), searched with words alone and with the model.
+fn semantic_scale(
+    dir: &Path,
+    args: &Args,
+    corpus: &[Skill],
+    model: &Arc<semantic::Timed>,
+    queries: &[String],
+    report: &mut String,
+) -> Result<()> {
+    let records = args.records;
+    let stand_in = Arc::new(semantic::StandIn::new(
+        Arc::clone(model) as Arc<dyn indexer::Embed>
+    ));
+    let Index { mut writer, .. } = Index::open_or_create(
+        dir,
+        IndexConfig {
+            writer_memory_bytes: 256 * 1024 * 1024,
+            model: Some(Arc::clone(&stand_in) as Arc<dyn indexer::Embed>),
+            ..IndexConfig::default()
+        },
+    )?;
+    let mut seq = 0;
+    for record in variants(corpus, records) {
+        writer.upsert(&record)?;
+        seq += 1;
+        if seq % indexer::DEFAULT_SYNC_BATCH as u64 == 0 {
+            writer.commit(seq)?;
+        }
+    }
+    writer.commit(seq)?;
+    writer.finish()?;
+    report.push_str(&format!(
+        "### Semantic retrieval at {records} records, {} queries × {} rounds, one client\n\n\
+         Every record has a {}-dimension vector (from a stand-in: the search's cost does not \
+         depend on the values); each query is embedded by the model, in the search.\n\n",
+        queries.len(),
+        args.rounds,
+        model.dimensions()
+    ));
+    semantic::latency(dir, &stand_in, queries, args.rounds, args.page, report)
 }
 
 /// Returns `count` records: the corpus, then variants of it on other domains, each with a

@@ -99,7 +99,7 @@ pub(crate) struct SearchCollector {
     pub(crate) top_k: usize,
     /// False for browsing, where every score is the same and the order is by id.
     pub(crate) scored: bool,
-    /// How many values each facet keeps.
+    /// How many values each facet keeps; 0 counts no facet at all.
     pub(crate) max_facet_values: usize,
 }
 
@@ -339,6 +339,8 @@ pub(crate) struct SearchSegmentCollector {
     private_ord: Option<u64>,
     tiers: Option<SegmentTiers>,
     ids: Option<StrColumn>,
+    /// False when the caller wants no facets (the semantic run).
+    count_facets: bool,
     facet_counts: Vec<Vec<u32>>,
     total: u64,
     top_k: usize,
@@ -409,6 +411,7 @@ impl Collector for SearchCollector {
             private_ord,
             tiers,
             ids: column(reader, names::ID)?,
+            count_facets: self.max_facet_values > 0,
             facet_counts,
             total: 0,
             top_k: self.top_k,
@@ -527,12 +530,16 @@ impl SegmentCollector for SearchSegmentCollector {
             None => {
                 self.total += 1;
                 self.offer(doc, score);
-                for index in 0..Dim::FACETS.len() {
-                    self.count_facet(index, doc);
+                if self.count_facets {
+                    for index in 0..Dim::FACETS.len() {
+                        self.count_facet(index, doc);
+                    }
                 }
             }
             Some(dim_index) => {
-                if let Some(index) = Dim::ALL[dim_index].facet_index() {
+                if self.count_facets
+                    && let Some(index) = Dim::ALL[dim_index].facet_index()
+                {
                     self.count_facet(index, doc);
                 }
             }

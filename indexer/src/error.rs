@@ -39,6 +39,19 @@ pub enum Error {
         /// [`SCHEMA_VERSION`](crate::SCHEMA_VERSION).
         expected: u32,
     },
+    /// The index's vectors were made by another sentence-embedding model than the one a
+    /// search would use, or by none: write the index with the model first (opening it for
+    /// writing with the model rebuilds it).
+    #[error(
+        "the index's vectors were made by {}, not by {expected}",
+        found.as_deref().unwrap_or("no model")
+    )]
+    ModelMismatch {
+        /// The model the index was written with, if any.
+        found: Option<String>,
+        /// The model of the search.
+        expected: String,
+    },
     /// The crawl store could not be read while syncing; the sync can be retried.
     #[error("cannot read the crawl store")]
     Store(#[source] StoreError),

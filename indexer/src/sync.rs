@@ -69,12 +69,19 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
             break;
         };
         let batch_seq = last.seq;
+        // With a model, the batch's vectors are computed first, on every core.
+        let upserts: Vec<&formats::Skill> = changes
+            .iter()
+            .filter(|change| !change.is_tombstone())
+            .map(|change| &change.skill)
+            .collect();
+        let mut vectors = writer.vectors(&upserts).into_iter();
         for change in &changes {
             if change.is_tombstone() {
                 writer.delete(&change.skill.id)?;
                 stats.deleted += 1;
             } else {
-                writer.upsert(&change.skill)?;
+                writer.upsert_with(&change.skill, vectors.next().flatten())?;
                 stats.upserted += 1;
             }
         }
@@ -216,6 +223,68 @@ mod tests {
             Index::open_or_create(&dir.path().join("index"), config).unwrap();
         assert_eq!(writer.committed_seq(), 6);
         assert_eq!(sync(&store, &mut writer).unwrap().commits, 0);
+    }
+
+    /// Counts the texts it embeds.
+    struct Counting(crate::semantic::tests::Concepts, std::sync::Mutex<usize>);
+
+    impl crate::Embed for Counting {
+        fn embed(&self, text: &str) -> Vec<f32> {
+            *self.1.lock().unwrap() += 1;
+            self.0.embed(text)
+        }
+        fn dimensions(&self) -> usize {
+            self.0.dimensions()
+        }
+        fn model_id(&self) -> String {
+            self.0.model_id()
+        }
+    }
+
+    #[test]
+    fn with_a_model_every_record_synced_gets_its_vector_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let model = std::sync::Arc::new(Counting(
+            crate::semantic::tests::Concepts("concepts"),
+            std::sync::Mutex::new(0),
+        ));
+        let config = IndexConfig {
+            sync_batch: 2,
+            model: Some(model.clone()),
+            ..IndexConfig::default()
+        };
+        let Index { mut writer, search } =
+            Index::open_or_create(&dir.path().join("index"), config).unwrap();
+        store
+            .blocking()
+            .apply_domain(
+                &status(T1),
+                records(&["alpha", "beta", "gamma"], "Bills and receipts."),
+                T1,
+            )
+            .unwrap();
+        let first = sync(&store, &mut writer).unwrap();
+        assert_eq!((first.upserted, *model.1.lock().unwrap()), (3, 3));
+        // One change, one more vector.
+        store
+            .blocking()
+            .apply_domain(
+                &status(T2),
+                records(&["alpha", "beta"], "Bills and receipts."),
+                T2,
+            )
+            .unwrap();
+        let second = sync(&store, &mut writer).unwrap();
+        assert_eq!(second.deleted, 1);
+        assert_eq!(*model.1.lock().unwrap(), 3 + second.upserted);
+        // No word of the query is in a record; every record left is found by its vector.
+        let request = crate::SearchRequest::new("my invoice pile", Caller::Anonymous);
+        let results = search.search(&request).unwrap();
+        let mut found: Vec<String> = results.hits.iter().map(|hit| hit.id.to_string()).collect();
+        found.sort();
+        assert_eq!(found, ["a.test/alpha", "a.test/beta"]);
+        assert_eq!(search.written_with().unwrap().as_deref(), Some("concepts"));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The one writer of the index: upserts by id, deletes, and commits that record how far the
 //! crawl store's change log has been applied.
 
+use std::sync::Arc;
+
 use formats::{Skill, SkillId};
 use serde::{Deserialize, Serialize};
 use tantivy::{IndexWriter, TantivyDocument, Term};
@@ -9,14 +11,19 @@ use crate::document::to_document;
 use crate::error::{Error, Result};
 use crate::schema::SCHEMA_VERSION;
 use crate::search::SearchIndex;
+use crate::semantic::{Embed, encode, record_text};
 
 /// What each commit records in tantivy's commit payload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct CommitPayload {
     /// The schema version the index was written with.
     pub(crate) schema_version: u32,
     /// The crawl store's change sequence number the index is up to date with.
     pub(crate) seq: u64,
+    /// The sentence-embedding model that made the records' vectors ([`Embed::model_id`]);
+    /// `None` when the index holds none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) model: Option<String>,
 }
 
 impl CommitPayload {
@@ -39,6 +46,8 @@ pub struct IndexWriterHandle {
     pub(crate) sync_batch: usize,
     /// The unstemmed words analyzer, for the word prefixes of each document.
     words: tantivy::tokenizer::TextAnalyzer,
+    /// The model that gives each record its vector, if any.
+    model: Option<Arc<dyn Embed>>,
 }
 
 impl std::fmt::Debug for IndexWriterHandle {
@@ -56,6 +65,7 @@ impl IndexWriterHandle {
         search: SearchIndex,
         committed_seq: u64,
         sync_batch: usize,
+        model: Option<Arc<dyn Embed>>,
     ) -> IndexWriterHandle {
         IndexWriterHandle {
             writer,
@@ -64,13 +74,56 @@ impl IndexWriterHandle {
             pending: 0,
             sync_batch,
             words: crate::tokenizer::words_analyzer(),
+            model,
         }
     }
 
-    /// Adds `skill`, replacing any record with the same id.
+    /// Adds `skill`, replacing any record with the same id. With a model, the record's
+    /// vector is computed here (a transformer pass: tens of milliseconds).
     pub fn upsert(&mut self, skill: &Skill) -> Result<()> {
+        let vector = self
+            .model
+            .as_ref()
+            .map(|model| encode(&model.embed(&record_text(skill))));
+        self.upsert_with(skill, vector)
+    }
+
+    /// The stored vectors of `skills`, in order, computed on every core; `None` each
+    /// without a model.
+    pub(crate) fn vectors(&self, skills: &[&Skill]) -> Vec<Option<Vec<u8>>> {
+        let Some(model) = &self.model else {
+            return vec![None; skills.len()];
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = skills.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = skills
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|skill| Some(encode(&model.embed(&record_text(skill)))))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|part| {
+                    part.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        })
+    }
+
+    /// Adds `skill` with its stored vector, if any (see [`Self::vectors`]).
+    pub(crate) fn upsert_with(&mut self, skill: &Skill, vector: Option<Vec<u8>>) -> Result<()> {
         let fields = self.search.fields();
-        let doc = to_document(skill, fields, &mut self.words)?;
+        let mut doc = to_document(skill, fields, &mut self.words)?;
+        if let Some(vector) = vector {
+            doc.add_bytes(fields.vector, &vector);
+        }
         self.writer
             .delete_term(Term::from_field_text(fields.id, &skill.id.to_string()));
         self.writer
@@ -105,6 +158,7 @@ impl IndexWriterHandle {
         let payload = serde_json::to_string(&CommitPayload {
             schema_version: SCHEMA_VERSION,
             seq,
+            model: self.model.as_ref().map(|model| model.model_id()),
         })
         .map_err(|error| Error::CorruptRecord {
             id: "commit payload".to_owned(),
@@ -203,8 +257,14 @@ mod tests {
             CommitPayload::read(Some(r#"{"schema_version":1,"seq":7}"#)),
             Some(CommitPayload {
                 schema_version: 1,
-                seq: 7
+                seq: 7,
+                model: None,
             })
+        );
+        assert_eq!(
+            CommitPayload::read(Some(r#"{"schema_version":5,"seq":7,"model":"m"}"#))
+                .and_then(|payload| payload.model),
+            Some("m".to_owned())
         );
     }
 }

