@@ -207,6 +207,13 @@ pub(crate) struct ParsedQuery {
     pub(crate) is_empty: bool,
 }
 
+impl ParsedQuery {
+    /// True when the query is nothing but quoted phrases, which it then asks for.
+    pub(crate) fn is_only_phrases(&self) -> bool {
+        !self.phrases.is_empty() && !self.loose.chars().any(char::is_alphanumeric)
+    }
+}
+
 /// Cleans user text: turns control characters into spaces. Its length was checked against
 /// [`MAX_QUERY_CHARS`] before.
 pub(crate) fn sanitize(raw: &str) -> String {
@@ -386,8 +393,7 @@ impl QueryBuilder {
         // A query that is nothing but quoted phrases asks for them; inside a longer query a
         // phrase ranks (its words count as loose words too) and never filters: a task that
         // quotes an error message or a keyword must not come back empty.
-        let phrases_filter =
-            !parsed.phrases.is_empty() && !parsed.loose.chars().any(char::is_alphanumeric);
+        let phrases_filter = parsed.is_only_phrases();
 
         // Loose words: BM25 over the weighted fields, OR-combined.
         let terms = self.loose_terms(parsed, !phrases_filter);

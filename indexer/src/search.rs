@@ -252,8 +252,11 @@ impl SearchIndex {
             scored: !parsed.is_empty,
             max_facet_values: MAX_FACET_VALUES,
         };
+        // A query that is only quoted phrases asks for them: the model adds nothing to it.
         let nearest = match &self.model {
-            Some(model) if !parsed.is_empty => self.nearest(&searcher, model.as_ref(), request)?,
+            Some(model) if !parsed.is_empty && !parsed.is_only_phrases() => {
+                self.nearest(&searcher, model.as_ref(), request)?
+            }
             _ => Vec::new(),
         };
         let collector = SearchCollector {

@@ -606,6 +606,23 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_query_of_quoted_phrases_still_asks_for_them() {
+        let semantic = index(Some(Arc::new(Concepts("concepts 1"))));
+        let (found, total) = ids(
+            &semantic.search,
+            &SearchRequest::new("\"web application\"", Caller::Anonymous),
+        );
+        assert_eq!(found, ["a.test/oidc-setup"]);
+        assert_eq!(total, 1);
+        // Beside other words, the phrase ranks and the model adds what it finds.
+        let (found, _) = ids(
+            &semantic.search,
+            &SearchRequest::new("sign in \"web application\"", Caller::Anonymous),
+        );
+        assert!(found.contains(&"c.test/login-api".to_owned()), "{found:?}");
+    }
+
+    #[test]
     fn an_exact_name_stays_first_and_pages_do_not_overlap() {
         let semantic = index(Some(Arc::new(Concepts("concepts 1"))));
         let (found, _) = ids(
