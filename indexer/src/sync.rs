@@ -266,7 +266,7 @@ mod tests {
             .unwrap();
         let first = sync(&store, &mut writer).unwrap();
         assert_eq!((first.upserted, *model.1.lock().unwrap()), (3, 3));
-        // One change, one more vector.
+        // gamma vanishes (a tombstone); only records the store changed are embedded again.
         store
             .blocking()
             .apply_domain(
