@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::serve::{Running, http, json};
 use crate::server::{TestServer, serve_file};
 use crate::util::{repo_root, skillscout, stderr, stdout};
 
@@ -142,6 +143,36 @@ async fn a_crawl_with_the_model_lets_search_find_skills_described_in_other_words
     // Without the model, the same index is read by words alone.
     let (words_again, _) = search(&data, None, query).await;
     assert_eq!(words_again, words);
+
+    // `serve` with the model answers `/v1/search` with the fusion, as `search` does.
+    let served = data.clone();
+    let model_arg = model.clone();
+    tokio::task::spawn_blocking(move || {
+        let server = Running::start(
+            &[
+                "--semantic-model",
+                model_arg.to_str().unwrap(),
+                "serve",
+                "--data",
+                served.to_str().unwrap(),
+                "--addr",
+                "127.0.0.1:0",
+            ],
+            "listening on ",
+        );
+        let (status, body) = http(server.addr, "/v1/search?q=put+my+letter+into+Spanish", None);
+        assert_eq!(status, 200, "{body}");
+        let body = json(&body);
+        assert_eq!(
+            body["hits"][0]["id"], "services.test/test.services.translate-v2",
+            "{body}"
+        );
+        let (_, body) = http(server.addr, "/v1/search?q=check+the+salaries+we+paid", None);
+        assert!(!body.contains("payroll"), "{body}");
+        assert_eq!(server.terminate(), Some(0));
+    })
+    .await
+    .unwrap();
 
     // A bad model path is bad usage (exit 2), named in the message.
     let output = run(strings(&[

@@ -11,9 +11,9 @@ use crate::server::{TestServer, serve_file};
 use crate::util::repo_root;
 
 /// A running `skillscout`, killed if the test fails before it stops.
-struct Running {
+pub(crate) struct Running {
     child: Child,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
     lines: Vec<String>,
 }
 
@@ -27,7 +27,7 @@ impl Drop for Running {
 impl Running {
     /// Starts `skillscout ARGS` and waits for its stdout line that starts with `prefix` and
     /// ends with the address (`… http://ADDR`).
-    fn start(args: &[&str], prefix: &str) -> Running {
+    pub(crate) fn start(args: &[&str], prefix: &str) -> Running {
         let child = Command::new(env!("CARGO_BIN_EXE_skillscout"))
             .args(args)
             .current_dir(repo_root())
@@ -67,7 +67,7 @@ impl Running {
     }
 
     /// Sends SIGTERM and returns the exit code.
-    fn terminate(mut self) -> Option<i32> {
+    pub(crate) fn terminate(mut self) -> Option<i32> {
         let status = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
@@ -85,7 +85,7 @@ impl Running {
 }
 
 /// One HTTP/1.1 request; returns the status and the body.
-fn http(addr: SocketAddr, path: &str, token: Option<&str>) -> (u16, String) {
+pub(crate) fn http(addr: SocketAddr, path: &str, token: Option<&str>) -> (u16, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
@@ -113,7 +113,7 @@ fn http(addr: SocketAddr, path: &str, token: Option<&str>) -> (u16, String) {
     (status, body)
 }
 
-fn json(body: &str) -> serde_json::Value {
+pub(crate) fn json(body: &str) -> serde_json::Value {
     // Bodies are sent whole (Content-Length), never chunked, by the directory.
     serde_json::from_str(body).unwrap_or_else(|error| panic!("{error}: {body}"))
 }
