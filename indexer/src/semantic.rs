@@ -459,13 +459,12 @@ pub(crate) mod tests {
     }
 
     fn records() -> Vec<formats::Skill> {
-        let mut sso = skill(
+        let sso = skill(
             "a.test",
             "oidc-setup",
             "OIDC Setup",
             "Configures SSO over OIDC for a web application.",
         );
-        sso.capability_type = "skill".to_owned();
         let mut private = skill(
             "b.test",
             "account-sso-private",
