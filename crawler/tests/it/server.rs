@@ -24,6 +24,9 @@ pub(crate) struct Hit {
     pub(crate) status: u16,
     /// When the request head arrived.
     pub(crate) started: Instant,
+    /// When the server began to send its answer: no client can have had the answer sooner,
+    /// so a client's pause after this request starts at this moment or later.
+    pub(crate) replied: Instant,
     /// When the server finished answering (for hangs: when it gave up).
     pub(crate) finished: Instant,
 }
@@ -313,10 +316,12 @@ async fn serve_connection<S: AsyncRead + AsyncWrite + Unpin>(
                     Reply::Hang => 0,
                 },
                 started,
+                replied: started,
                 finished: started,
             });
             hits.len() - 1
         };
+        hits.lock().unwrap()[position].replied = Instant::now();
         let written = write_reply(&mut stream, &reply).await;
         hits.lock().unwrap()[position].finished = Instant::now();
         let keep_open = written?;
