@@ -31,7 +31,7 @@ use crate::request::{
 use crate::results::{FacetCounts, Facets, ListPage, Listed, SearchHit, SearchResults};
 use crate::schema::{Fields, SCHEMA_VERSION, names};
 use crate::semantic::{
-    Embed, MAX_FUSED, NearestQuery, QueryVector, SEMANTIC_DEPTH, VectorCache, WORDS_DEPTH, fuse,
+    Embed, NearestQuery, QueryVector, SEMANTIC_DEPTH, VectorCache, WORDS_DEPTH, fuse,
 };
 use crate::snippet::Snippets;
 use crate::writer::CommitPayload;
@@ -299,9 +299,7 @@ impl SearchIndex {
                 0.0
             } else {
                 let fraction = match &fused {
-                    Some(fused) => {
-                        fused.get(&candidate.address).copied().unwrap_or(0.0) / MAX_FUSED
-                    }
+                    Some(fused) => fused.get(&candidate.address).copied().unwrap_or(0.0),
                     None => candidate.score.max(0.0) / (candidate.score.max(0.0) + SCORE_SCALE),
                 };
                 f32::from(candidate.tier) + fraction.min(0.999)
@@ -529,14 +527,14 @@ fn is_word_match(candidate: &Candidate) -> bool {
 }
 
 /// Orders `top` by tier, then by the fusion of the word ranking (the word matches among
-/// `top`, in order) with `nearest`, adding the nearest records the words did not rank that
+/// `top`, with their scores) with `nearest`, adding the nearest records the words did not rank that
 /// high (the text run counted them in the total and the facets, but its top holds the best
 /// word matches first); returns the fused scores.
 fn fuse_into(top: &mut Vec<Candidate>, nearest: &[Candidate]) -> HashMap<tantivy::DocAddress, f32> {
-    let words: Vec<tantivy::DocAddress> = top
+    let words: Vec<(tantivy::DocAddress, f32)> = top
         .iter()
         .filter(|candidate| is_word_match(candidate))
-        .map(|candidate| candidate.address)
+        .map(|candidate| (candidate.address, candidate.score))
         .collect();
     let present: std::collections::HashSet<tantivy::DocAddress> =
         top.iter().map(|candidate| candidate.address).collect();
@@ -549,8 +547,10 @@ fn fuse_into(top: &mut Vec<Candidate>, nearest: &[Candidate]) -> HashMap<tantivy
             });
         }
     }
-    let nearest: Vec<tantivy::DocAddress> =
-        nearest.iter().map(|candidate| candidate.address).collect();
+    let nearest: Vec<(tantivy::DocAddress, f32)> = nearest
+        .iter()
+        .map(|candidate| (candidate.address, candidate.score))
+        .collect();
     let fused = fuse(&words, &nearest);
     // A stable sort: beyond both rankings' depth, the word order stands.
     top.sort_by(|a, b| {
