@@ -6,10 +6,13 @@
 //! both the hits (documents that pass every filter) and each facet's counts (documents that
 //! pass every filter *except that facet's own*, the usual drill-down semantics), and all of
 //! them only ever see documents the caller may see. The access policy is checked a second
-//! time here, so a private record cannot leak even if a query were built wrongly.
+//! time here, so a private record cannot leak even if a query were built wrongly. The
+//! per-document values come from the segment's decoded columns (`ordinals`), the value
+//! names from the columns' dictionaries.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::StrColumn;
@@ -18,6 +21,7 @@ use tantivy::{
     BitSet, DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED,
 };
 
+use crate::ordinals::{OrdsCache, SegmentOrds};
 use crate::schema::names;
 
 /// A field that can be filtered on.
@@ -101,6 +105,8 @@ pub(crate) struct SearchCollector {
     pub(crate) scored: bool,
     /// How many values each facet keeps; 0 counts no facet at all.
     pub(crate) max_facet_values: usize,
+    /// The decoded filter and facet columns of the index's segments.
+    pub(crate) ordinals: Arc<OrdsCache>,
 }
 
 /// One of the best hits.
@@ -238,35 +244,11 @@ impl Ord for Entry {
     }
 }
 
-/// The fast-field column of one dimension in one segment.
+/// The fast-field column of one dimension in one segment: its dictionary names the values.
 struct DimColumn {
     column: Option<StrColumn>,
     /// Tags: several values per document. The other dimensions have at most one.
     multi: bool,
-}
-
-impl DimColumn {
-    /// Returns the value ordinal of a single-valued dimension.
-    fn first(&self, doc: DocId) -> Option<u64> {
-        self.column.as_ref()?.ords().first(doc)
-    }
-
-    /// Returns true when `doc` has a value among `ords` (sorted).
-    fn any_in(&self, doc: DocId, ords: &[u64]) -> bool {
-        let Some(column) = &self.column else {
-            return false;
-        };
-        if self.multi {
-            column
-                .term_ords(doc)
-                .any(|ord| ords.binary_search(&ord).is_ok())
-        } else {
-            column
-                .ords()
-                .first(doc)
-                .is_some_and(|ord| ords.binary_search(&ord).is_ok())
-        }
-    }
 }
 
 /// The documents whose name or title key equals the query key, or starts with it, in one
@@ -333,10 +315,12 @@ pub(crate) struct SearchSegmentCollector {
     segment: SegmentOrdinal,
     /// Every dimension's column, in [`Dim::ALL`] order.
     dims: Vec<DimColumn>,
-    /// The filters: dimension index and the wanted values' ordinals in this segment.
-    filters: Vec<(usize, Vec<u64>)>,
+    /// Every dimension's values per document, in [`Dim::ALL`] order.
+    ords: Arc<SegmentOrds>,
+    /// The filters: dimension index and the wanted values' ordinals in this segment, sorted.
+    filters: Vec<(usize, Vec<u32>)>,
     /// The ordinal of `private` in the access column, set only for anonymous callers.
-    private_ord: Option<u64>,
+    private_ord: Option<u32>,
     tiers: Option<SegmentTiers>,
     ids: Option<StrColumn>,
     /// False when the caller wants no facets (the semantic run).
@@ -374,7 +358,9 @@ impl Collector for SearchCollector {
             let mut ords = Vec::new();
             if let Some(column) = &dims[index].column {
                 for value in values {
-                    if let Some(ord) = column.dictionary().term_ord(value)? {
+                    if let Some(ord) = column.dictionary().term_ord(value)?
+                        && let Ok(ord) = u32::try_from(ord)
+                    {
                         ords.push(ord);
                     }
                 }
@@ -386,7 +372,8 @@ impl Collector for SearchCollector {
         let private_ord = match &dims[Dim::Access.index()].column {
             Some(column) if self.anonymous => column
                 .dictionary()
-                .term_ord(formats::Access::Private.as_str())?,
+                .term_ord(formats::Access::Private.as_str())?
+                .and_then(|ord| u32::try_from(ord).ok()),
             _ => None,
         };
         let facet_counts = Dim::FACETS
@@ -404,9 +391,15 @@ impl Collector for SearchCollector {
         } else {
             None
         };
+        let columns: Vec<(Option<&StrColumn>, bool)> = dims
+            .iter()
+            .map(|dim| (dim.column.as_ref(), dim.multi))
+            .collect();
+        let ords = self.ordinals.segment(reader, &columns);
         Ok(SearchSegmentCollector {
             segment,
             dims,
+            ords,
             filters,
             private_ord,
             tiers,
@@ -444,23 +437,20 @@ impl Collector for SearchCollector {
 impl SearchSegmentCollector {
     /// Counts `doc`'s values of the facet `index` (in [`Dim::FACETS`] order).
     fn count_facet(&mut self, index: usize, doc: DocId) {
-        let dim = &self.dims[Dim::FACETS[index].index()];
         let counts = &mut self.facet_counts[index];
-        let mut count = |ord: u64| {
-            if let Some(slot) = usize::try_from(ord)
-                .ok()
-                .and_then(|ord| counts.get_mut(ord))
-            {
+        for ord in self.ords.dims[Dim::FACETS[index].index()].values(doc) {
+            if let Some(slot) = counts.get_mut(*ord as usize) {
                 *slot += 1;
             }
-        };
-        if dim.multi {
-            if let Some(column) = &dim.column {
-                column.term_ords(doc).for_each(count);
-            }
-        } else if let Some(ord) = dim.first(doc) {
-            count(ord);
         }
+    }
+
+    /// True when `doc` has a value of dimension `index` among `ords` (sorted).
+    fn has_any(&self, index: usize, doc: DocId, ords: &[u32]) -> bool {
+        self.ords.dims[index]
+            .values(doc)
+            .iter()
+            .any(|ord| ords.binary_search(ord).is_ok())
     }
 
     fn offer(&mut self, doc: DocId, score: Score) {
@@ -511,14 +501,14 @@ impl SegmentCollector for SearchSegmentCollector {
 
     fn collect(&mut self, doc: DocId, score: Score) {
         if let Some(private) = self.private_ord
-            && self.dims[Dim::Access.index()].first(doc) == Some(private)
+            && self.ords.dims[Dim::Access.index()].first(doc) == Some(private)
         {
             // Never seen by an anonymous caller (the query excludes it too).
             return;
         }
         let mut failed: Option<usize> = None;
         for (index, ords) in &self.filters {
-            if !self.dims[*index].any_in(doc, ords) {
+            if !self.has_any(*index, doc, ords) {
                 if failed.is_some() {
                     // Fails two filters: counts for nothing.
                     return;

@@ -34,6 +34,7 @@
 //! - `sync`: [`sync`], the store's change log into the index.
 //! - `query`: user text to a parsed query and to tantivy queries; never an error.
 //! - `collector`: one pass that ranks by tier and score, counts, and computes facets.
+//! - `ordinals`: the filter and facet columns of each segment, decoded once for it.
 //! - `snippet`: snippets: plain text extracts and the ranges of the matched words.
 //! - `request`: what a caller asks: [`SearchRequest`], [`Filters`], [`ListRequest`],
 //!   [`Caller`].
@@ -56,6 +57,7 @@ mod document;
 pub mod embed;
 mod error;
 pub mod eval;
+mod ordinals;
 mod query;
 mod request;
 mod results;

@@ -24,6 +24,7 @@ use tantivy::{IndexReader, Order, ReloadPolicy, Searcher, TantivyDocument, Term}
 use crate::collector::{Candidate, Collected, Dim, SearchCollector, TIER_TEXT};
 use crate::document::from_document;
 use crate::error::{Error, Result};
+use crate::ordinals::OrdsCache;
 use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse};
 use crate::request::{
     ANY_VERDICT, Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest,
@@ -48,6 +49,8 @@ struct Inner {
     fields: Fields,
     /// The records' vectors, per segment, for semantic retrieval.
     vectors: Arc<VectorCache>,
+    /// The filter and facet columns, per segment, for the collector.
+    ordinals: Arc<OrdsCache>,
 }
 
 /// A reader of the index. Cheap to clone, `Send + Sync`; every clone sees each commit.
@@ -116,6 +119,7 @@ impl SearchIndex {
                 reader,
                 fields,
                 vectors: Arc::default(),
+                ordinals: Arc::default(),
             }),
             model: None,
         })
@@ -251,6 +255,7 @@ impl SearchIndex {
             top_k: offset + limit,
             scored: !parsed.is_empty,
             max_facet_values: MAX_FACET_VALUES,
+            ordinals: self.ordinals(&searcher),
         };
         // A query that is only quoted phrases asks for them: the model adds nothing to it.
         let nearest = match &self.model {
@@ -347,6 +352,18 @@ impl SearchIndex {
 
     /// The [`SEMANTIC_DEPTH`] records nearest the query in meaning, under the request's
     /// filters and access policy, nearest first.
+    /// The decoded columns for a search of `searcher`, forgetting the segments it no longer
+    /// holds.
+    fn ordinals(&self, searcher: &Searcher) -> Arc<OrdsCache> {
+        let live: Vec<_> = searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| segment.segment_id())
+            .collect();
+        self.inner.ordinals.retain(&live);
+        Arc::clone(&self.inner.ordinals)
+    }
+
     fn nearest(
         &self,
         searcher: &Searcher,
@@ -370,6 +387,7 @@ impl SearchIndex {
             top_k: SEMANTIC_DEPTH,
             scored: true,
             max_facet_values: 0,
+            ordinals: Arc::clone(&self.inner.ordinals),
         };
         let query = self.visible(Box::new(query), request.caller);
         Ok(searcher
@@ -1410,6 +1428,50 @@ mod tests {
         let json = serde_json::to_value(&results).unwrap();
         let back: SearchResults = serde_json::from_value(json).unwrap();
         assert_eq!(back, results);
+    }
+
+    #[test]
+    fn decoded_columns_follow_every_commit_and_forget_dropped_segments() {
+        let Index {
+            mut writer,
+            search: index,
+        } = Index::create_in_ram(IndexConfig::default()).unwrap();
+        let mut first = skill("a.test", "notes", "Notes", "Takes notes.");
+        first.tags = vec!["alpha".to_owned()];
+        writer.upsert(&first).unwrap();
+        writer.commit(1).unwrap();
+        let results = search(&index, "notes", Caller::Anonymous);
+        assert_eq!(results.facets.tag.get("alpha"), 1);
+        assert_eq!(index.inner.ordinals.len(), 1);
+
+        // The same record again in a new segment, with another tag and made private; and a
+        // second record.
+        let mut second = first.clone();
+        second.tags = vec!["beta".to_owned()];
+        second.access = Access::Private;
+        writer.upsert(&second).unwrap();
+        let mut other = skill("b.test", "notes-too", "Notes too", "More notes.");
+        other.tags = vec!["alpha".to_owned()];
+        writer.upsert(&other).unwrap();
+        writer.commit(2).unwrap();
+        let anonymous = search(&index, "notes", Caller::Anonymous);
+        assert_eq!(anonymous.total, 1);
+        assert_eq!(anonymous.facets.tag.0, [("alpha".to_owned(), 1)]);
+        assert_eq!(anonymous.facets.access.get("private"), 0);
+        let everyone = search(&index, "notes", Caller::Authenticated);
+        assert_eq!(everyone.total, 2);
+        assert_eq!(everyone.facets.tag.get("beta"), 1);
+        assert_eq!(everyone.facets.access.get("private"), 1);
+        let mut filtered = SearchRequest::new("notes", Caller::Authenticated);
+        filtered.filters.tag = vec!["beta".to_owned()];
+        assert_eq!(ids(&index.search(&filtered).unwrap()), ["a.test/notes"]);
+
+        // Every record deleted: the old segments leave the cache with the searcher's.
+        writer.clear().unwrap();
+        writer.commit(3).unwrap();
+        assert_eq!(search(&index, "notes", Caller::Authenticated).total, 0);
+        let live = index.inner.reader.searcher().segment_readers().len();
+        assert!(index.inner.ordinals.len() <= live, "{live} live segments");
     }
 
     #[test]

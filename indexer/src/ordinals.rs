@@ -1,0 +1,173 @@
+//! The filter and facet columns of a segment, decoded once into plain arrays.
+//!
+//! The collector looks at every matching document's access, capability type, domain,
+//! format, tags, licence and verdict, to filter and to count facets. Read from tantivy's
+//! fast fields, each look-up of an optional column ranks the document in a block index, and
+//! a broad query (`pro` as someone types it) pays that on most of the index, seven times per
+//! document. Segments never change (a merge makes a new one), so their value ordinals are
+//! decoded once into arrays indexed by document and kept while the segment lives, as the
+//! semantic option keeps its vectors: about 4 bytes per document and dimension.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tantivy::columnar::StrColumn;
+use tantivy::index::SegmentId;
+use tantivy::{DocId, SegmentReader};
+
+/// No value.
+const NONE: u32 = u32::MAX;
+
+/// One dimension's value ordinals in one segment (ordinals of the column's dictionary).
+#[derive(Debug)]
+pub(crate) enum DimOrds {
+    /// The segment has no such column: no document has a value.
+    Missing,
+    /// At most one value per document: `ords[doc]`, or [`NONE`].
+    Single(Vec<u32>),
+    /// Any number: the values of `doc` are `ords[starts[doc]..starts[doc + 1]]`.
+    Multi { starts: Vec<u32>, ords: Vec<u32> },
+}
+
+impl DimOrds {
+    /// Decodes `column` for documents `0..max_doc`. An ordinal that does not fit in 32 bits
+    /// (a dictionary of four billion values) is left out.
+    fn read(column: Option<&StrColumn>, multi: bool, max_doc: DocId) -> DimOrds {
+        let Some(column) = column else {
+            return DimOrds::Missing;
+        };
+        let ords = column.ords();
+        if multi {
+            let mut starts = Vec::with_capacity(max_doc as usize + 1);
+            let mut values = Vec::new();
+            starts.push(0);
+            for doc in 0..max_doc {
+                values.extend(ords.values_for_doc(doc).filter_map(narrow));
+                starts.push(u32::try_from(values.len()).unwrap_or(u32::MAX));
+            }
+            DimOrds::Multi {
+                starts,
+                ords: values,
+            }
+        } else {
+            DimOrds::Single(
+                (0..max_doc)
+                    .map(|doc| ords.first(doc).and_then(narrow).unwrap_or(NONE))
+                    .collect(),
+            )
+        }
+    }
+
+    /// The value ordinals of `doc`.
+    #[inline]
+    pub(crate) fn values(&self, doc: DocId) -> &[u32] {
+        let doc = doc as usize;
+        match self {
+            DimOrds::Missing => &[],
+            DimOrds::Single(ords) => match ords.get(doc) {
+                Some(ord) if *ord != NONE => std::slice::from_ref(ord),
+                _ => &[],
+            },
+            DimOrds::Multi { starts, ords } => match (starts.get(doc), starts.get(doc + 1)) {
+                (Some(start), Some(end)) => ords.get(*start as usize..*end as usize).unwrap_or(&[]),
+                _ => &[],
+            },
+        }
+    }
+
+    /// The first value ordinal of `doc`.
+    #[inline]
+    pub(crate) fn first(&self, doc: DocId) -> Option<u32> {
+        self.values(doc).first().copied()
+    }
+}
+
+fn narrow(ord: u64) -> Option<u32> {
+    u32::try_from(ord).ok().filter(|ord| *ord != NONE)
+}
+
+/// The columns of one segment, one per dimension, in the order the collector asks for them.
+#[derive(Debug)]
+pub(crate) struct SegmentOrds {
+    pub(crate) dims: Vec<DimOrds>,
+}
+
+impl SegmentOrds {
+    /// Decodes `columns` (each with whether it holds several values per document).
+    fn read(reader: &SegmentReader, columns: &[(Option<&StrColumn>, bool)]) -> SegmentOrds {
+        let max_doc = reader.max_doc();
+        SegmentOrds {
+            dims: columns
+                .iter()
+                .map(|(column, multi)| DimOrds::read(*column, *multi, max_doc))
+                .collect(),
+        }
+    }
+}
+
+/// The decoded columns of the segments searched lately.
+#[derive(Debug, Default)]
+pub(crate) struct OrdsCache {
+    segments: Mutex<HashMap<SegmentId, Arc<SegmentOrds>>>,
+}
+
+impl OrdsCache {
+    /// Returns the decoded `columns` of `reader`'s segment, decoding them on first use. Two
+    /// searches that meet a new segment at once may both decode it; one result is kept.
+    pub(crate) fn segment(
+        &self,
+        reader: &SegmentReader,
+        columns: &[(Option<&StrColumn>, bool)],
+    ) -> Arc<SegmentOrds> {
+        let id = reader.segment_id();
+        if let Some(ords) = self.lock().get(&id)
+            && ords.dims.len() == columns.len()
+        {
+            return Arc::clone(ords);
+        }
+        let ords = Arc::new(SegmentOrds::read(reader, columns));
+        self.lock().insert(id, Arc::clone(&ords));
+        ords
+    }
+
+    /// Forgets the segments not in `live` (after merges and deletes).
+    pub(crate) fn retain(&self, live: &[SegmentId]) {
+        self.lock().retain(|id, _| live.contains(id));
+    }
+
+    /// How many segments are decoded.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SegmentId, Arc<SegmentOrds>>> {
+        self.segments.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_read_per_document() {
+        let single = DimOrds::Single(vec![3, NONE, 0]);
+        assert_eq!(single.values(0), [3]);
+        assert!(single.values(1).is_empty());
+        assert_eq!(single.first(2), Some(0));
+        assert!(single.values(3).is_empty(), "past the end: no value");
+        let multi = DimOrds::Multi {
+            starts: vec![0, 2, 2, 3],
+            ords: vec![1, 4, 0],
+        };
+        assert_eq!(multi.values(0), [1, 4]);
+        assert!(multi.values(1).is_empty());
+        assert_eq!(multi.values(2), [0]);
+        assert!(multi.values(3).is_empty());
+        assert!(DimOrds::Missing.values(0).is_empty());
+        assert_eq!(narrow(u64::from(u32::MAX)), None);
+        assert_eq!(narrow(u64::MAX), None);
+        assert_eq!(narrow(7), Some(7));
+    }
+}
