@@ -142,6 +142,18 @@ impl SearchIndex {
         Ok(self)
     }
 
+    /// Returns this reader searching by words alone, whether or not this one has a model:
+    /// for a caller that wants the set of records a query's words select, not a ranking (the
+    /// model ranks every record by meaning, so with it every query also selects the nearest
+    /// ones, whatever they hold).
+    #[must_use]
+    pub fn without_model(&self) -> SearchIndex {
+        SearchIndex {
+            inner: Arc::clone(&self.inner),
+            model: None,
+        }
+    }
+
     pub(crate) fn set_model(&mut self, model: Arc<dyn Embed>) {
         self.model = Some(model);
     }

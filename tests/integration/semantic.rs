@@ -144,6 +144,12 @@ async fn a_crawl_with_the_model_lets_search_find_skills_described_in_other_words
     let (words_again, _) = search(&data, None, query).await;
     assert_eq!(words_again, words);
 
+    // What the words of a query select, for the export below.
+    let (mut selected, words_total) = search(&data, None, "extract text from a pdf").await;
+    selected.sort();
+    assert!(!selected.is_empty());
+    assert_eq!(words_total, selected.len() as u64, "{selected:?}");
+
     // `serve` with the model answers `/v1/search` with the fusion, as `search` does.
     let served = data.clone();
     let model_arg = model.clone();
@@ -169,6 +175,26 @@ async fn a_crawl_with_the_model_lets_search_find_skills_described_in_other_words
         );
         let (_, body) = http(server.addr, "/v1/search?q=check+the+salaries+we+paid", None);
         assert!(!body.contains("payroll"), "{body}");
+        // With the model every record near in meaning counts as found; an export of the
+        // query holds what its words select, the same set as without the model.
+        let (_, body) = http(server.addr, "/v1/search?q=extract+text+from+a+pdf", None);
+        let fused_total = json(&body)["total"].as_u64().unwrap();
+        assert!(
+            fused_total > words_total,
+            "{fused_total} against {words_total}"
+        );
+        let (status, body) = http(
+            server.addr,
+            "/v1/export?q=extract+text+from+a+pdf&layout=jsonl",
+            None,
+        );
+        assert_eq!(status, 200, "{body}");
+        let mut exported: Vec<String> = body
+            .lines()
+            .map(|line| json(line)["id"].as_str().unwrap().to_owned())
+            .collect();
+        exported.sort();
+        assert_eq!(exported, selected);
         assert_eq!(server.terminate(), Some(0));
     })
     .await

@@ -100,21 +100,51 @@ pub(crate) fn http(addr: SocketAddr, path: &str, token: Option<&str>) -> (u16, S
     .unwrap();
     let mut response = Vec::new();
     let _ = stream.read_to_end(&mut response);
-    let text = String::from_utf8_lossy(&response).into_owned();
-    let status = text
+    let split = response
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .map_or(response.len(), |at| at + 4);
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let status = head
         .split(' ')
         .nth(1)
         .and_then(|code| code.parse().ok())
         .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, body)| body)
-        .to_owned();
-    (status, body)
+    let chunked = head
+        .lines()
+        .any(|line| line.eq_ignore_ascii_case("transfer-encoding: chunked"));
+    let body = if chunked {
+        dechunk(&response[split..])
+    } else {
+        response[split..].to_vec()
+    };
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// The body of a chunked response (a streamed export), its chunk sizes taken out.
+fn dechunk(mut rest: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = rest
+            .windows(2)
+            .position(|window| window == b"\r\n")
+            .expect("a chunk size line");
+        let size_line = String::from_utf8_lossy(&rest[..line_end]).into_owned();
+        let size = usize::from_str_radix(size_line.split(';').next().unwrap().trim(), 16)
+            .unwrap_or_else(|_| panic!("a chunk size: {size_line:?}"));
+        if size == 0 {
+            return body;
+        }
+        let data = &rest[line_end + 2..];
+        body.extend_from_slice(&data[..size]);
+        rest = data[size..]
+            .strip_prefix(b"\r\n")
+            .expect("a chunk ends with CRLF");
+    }
 }
 
 pub(crate) fn json(body: &str) -> serde_json::Value {
-    // Bodies are sent whole (Content-Length), never chunked, by the directory.
+    // Whole bodies (Content-Length), or streamed ones put together by `http`.
     serde_json::from_str(body).unwrap_or_else(|error| panic!("{error}: {body}"))
 }
 

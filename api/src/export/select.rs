@@ -69,7 +69,10 @@ fn listed(state: &AppState, request: &ExportRequest) -> Result<Vec<SkillId>, Api
 }
 
 /// The records a search selects, as deep as the index pages searches
-/// ([`MAX_OFFSET`] + [`MAX_LIMIT`] hits); a note says when the query matched more.
+/// ([`MAX_OFFSET`] + [`MAX_LIMIT`] hits); a note says when the query matched more. By words
+/// alone, with the semantic option too: an export is a set (written in id order), and the
+/// model only ranks; with it every query would also select the records nearest in meaning,
+/// whatever they hold.
 fn searched(
     state: &AppState,
     request: &ExportRequest,
@@ -83,8 +86,9 @@ fn searched(
         offset: 0,
         caller: request.caller,
     };
+    let index = state.index().without_model();
     loop {
-        let results = state.index().search(&search)?;
+        let results = index.search(&search)?;
         let found = results.hits.len();
         ids.extend(results.hits.into_iter().map(|hit| hit.id));
         if found < MAX_LIMIT {
