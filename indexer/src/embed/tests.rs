@@ -151,6 +151,23 @@ fn embed_loads_the_inner_model_zip_and_a_directory_alike() {
     let expected = model.embed(text);
     assert_eq!(from_zip.embed(text), expected);
     assert_eq!(from_dir.embed(text), expected);
+
+    // One model, one id, whichever form it was read from; another weight, another id.
+    assert_eq!(from_zip.id(), model.id());
+    assert_eq!(from_dir.id(), model.id());
+    let id = model.id();
+    let hex = id.strip_prefix("all-MiniLM-L6-v2 sha256:").unwrap();
+    assert!(
+        hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
+    let weights = model_dir.join(super::WEIGHTS_FILE);
+    let mut bytes = std::fs::read(&weights).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&weights, &bytes).unwrap();
+    let changed = Embedder::load(&model_dir).unwrap();
+    assert_ne!(changed.id(), model.id());
 }
 
 #[test]
