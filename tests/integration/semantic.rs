@@ -175,6 +175,13 @@ async fn a_crawl_with_the_model_lets_search_find_skills_described_in_other_words
         );
         let (_, body) = http(server.addr, "/v1/search?q=check+the+salaries+we+paid", None);
         assert!(!body.contains("payroll"), "{body}");
+        // The search page ranks the same way: the translator, which words alone never find.
+        let (status, page) = http(server.addr, "/?q=put+my+letter+into+Spanish", None);
+        assert_eq!(status, 200, "{page}");
+        assert!(
+            page.contains("/skill/services.test/test.services.translate-v2"),
+            "{page}"
+        );
         // With the model every record near in meaning counts as found; an export of the
         // query holds what its words select, the same set as without the model.
         let (_, body) = http(server.addr, "/v1/search?q=extract+text+from+a+pdf", None);
