@@ -35,6 +35,7 @@
 //! - `query`: user text to a parsed query and to tantivy queries; never an error.
 //! - `collector`: one pass that ranks by tier and score, counts, and computes facets.
 //! - `ordinals`: the filter and facet columns of each segment, decoded once for it.
+//! - `segment_cache`: what searches decode from a segment once and keep while it lives.
 //! - `snippet`: snippets: plain text extracts and the ranges of the matched words.
 //! - `request`: what a caller asks: [`SearchRequest`], [`Filters`], [`ListRequest`],
 //!   [`Caller`].
@@ -63,6 +64,7 @@ mod request;
 mod results;
 mod schema;
 mod search;
+mod segment_cache;
 pub mod semantic;
 mod snippet;
 mod sync;

@@ -8,12 +8,13 @@
 //! decoded once into arrays indexed by document and kept while the segment lives, as the
 //! semantic option keeps its vectors: about 4 bytes per document and dimension.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use tantivy::columnar::StrColumn;
 use tantivy::index::SegmentId;
 use tantivy::{DocId, SegmentReader};
+
+use crate::segment_cache::SegmentCache;
 
 /// No value.
 const NONE: u32 = u32::MAX;
@@ -107,42 +108,35 @@ impl SegmentOrds {
 
 /// The decoded columns of the segments searched lately.
 #[derive(Debug, Default)]
-pub(crate) struct OrdsCache {
-    segments: Mutex<HashMap<SegmentId, Arc<SegmentOrds>>>,
-}
+pub(crate) struct OrdsCache(SegmentCache<SegmentOrds>);
 
 impl OrdsCache {
-    /// Returns the decoded `columns` of `reader`'s segment, decoding them on first use. Two
-    /// searches that meet a new segment at once may both decode it; one result is kept.
+    /// Returns the decoded `columns` of `reader`'s segment, decoding them on first use.
     pub(crate) fn segment(
         &self,
         reader: &SegmentReader,
         columns: &[(Option<&StrColumn>, bool)],
     ) -> Arc<SegmentOrds> {
-        let id = reader.segment_id();
-        if let Some(ords) = self.lock().get(&id)
-            && ords.dims.len() == columns.len()
-        {
-            return Arc::clone(ords);
+        let decoded = self.0.get_or_make(
+            reader.segment_id(),
+            |ords| ords.dims.len() == columns.len(),
+            || Ok::<_, std::convert::Infallible>(SegmentOrds::read(reader, columns)),
+        );
+        match decoded {
+            Ok(ords) => ords,
+            Err(never) => match never {},
         }
-        let ords = Arc::new(SegmentOrds::read(reader, columns));
-        self.lock().insert(id, Arc::clone(&ords));
-        ords
     }
 
     /// Forgets the segments not in `live` (after merges and deletes).
     pub(crate) fn retain(&self, live: &[SegmentId]) {
-        self.lock().retain(|id, _| live.contains(id));
+        self.0.retain(live);
     }
 
     /// How many segments are decoded.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SegmentId, Arc<SegmentOrds>>> {
-        self.segments.lock().unwrap_or_else(|e| e.into_inner())
+        self.0.len()
     }
 }
 

@@ -15,7 +15,7 @@
 //! transformer pass per record and per query.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use formats::Skill;
 use tantivy::index::SegmentId;
@@ -23,6 +23,7 @@ use tantivy::query::{EnableScoring, Explanation, Query, Scorer, Weight};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
 
 use crate::schema::names;
+use crate::segment_cache::SegmentCache;
 
 /// A sentence-embedding model: text in, a unit vector out. `Send + Sync`: one model serves
 /// every search thread.
@@ -258,9 +259,7 @@ impl QueryVector {
 /// The vectors of the segments searched lately, read once per segment (segments never
 /// change; a merge makes a new one).
 #[derive(Debug, Default)]
-pub(crate) struct VectorCache {
-    segments: Mutex<HashMap<SegmentId, Arc<SegmentVectors>>>,
-}
+pub(crate) struct VectorCache(SegmentCache<SegmentVectors>);
 
 impl VectorCache {
     /// Returns the vectors of `reader`'s segment, reading them on first use.
@@ -269,24 +268,16 @@ impl VectorCache {
         reader: &SegmentReader,
         dimensions: usize,
     ) -> tantivy::Result<Arc<SegmentVectors>> {
-        let id = reader.segment_id();
-        if let Some(vectors) = self.lock().get(&id)
-            && vectors.dimensions == dimensions
-        {
-            return Ok(Arc::clone(vectors));
-        }
-        let vectors = Arc::new(SegmentVectors::read(reader, dimensions)?);
-        self.lock().insert(id, Arc::clone(&vectors));
-        Ok(vectors)
+        self.0.get_or_make(
+            reader.segment_id(),
+            |vectors| vectors.dimensions == dimensions,
+            || SegmentVectors::read(reader, dimensions),
+        )
     }
 
     /// Forgets the segments not in `live` (after merges and deletes).
     pub(crate) fn retain(&self, live: &[SegmentId]) {
-        self.lock().retain(|id, _| live.contains(id));
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SegmentId, Arc<SegmentVectors>>> {
-        self.segments.lock().unwrap_or_else(|e| e.into_inner())
+        self.0.retain(live);
     }
 }
 
