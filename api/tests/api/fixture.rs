@@ -125,6 +125,24 @@ pub(crate) fn build_state(data: &Path, tokens: Tokens) -> AppState {
     state_over(data, store, blobs, tokens, ServeConfig::default())
 }
 
+/// Builds the state of a server over a freshly crawled fixture web in `data`, its index
+/// written and searched with the sentence model `model` (the semantic option).
+pub(crate) fn build_state_with_model(data: &Path, model: Arc<dyn indexer::Embed>) -> AppState {
+    let (store, blobs) = crawl_fixture_web(data);
+    let index = IndexConfig {
+        model: Some(model),
+        ..IndexConfig::default()
+    };
+    state_with_index(
+        data,
+        store,
+        blobs,
+        Tokens::none(),
+        ServeConfig::default(),
+        index,
+    )
+}
+
 /// Syncs the index in `data` with `store` and returns a server state over them, with the
 /// public URL `http://directory.test/`.
 pub(crate) fn state_over(
@@ -134,8 +152,19 @@ pub(crate) fn state_over(
     tokens: Tokens,
     config: ServeConfig,
 ) -> AppState {
+    state_with_index(data, store, blobs, tokens, config, IndexConfig::default())
+}
+
+fn state_with_index(
+    data: &Path,
+    store: Arc<Store>,
+    blobs: Blobs,
+    tokens: Tokens,
+    config: ServeConfig,
+    index: IndexConfig,
+) -> AppState {
     let Index { mut writer, search } =
-        Index::open_or_create(&data.join(indexer::INDEX_DIR), IndexConfig::default()).unwrap();
+        Index::open_or_create(&data.join(indexer::INDEX_DIR), index).unwrap();
     indexer::sync(&store, &mut writer).unwrap();
     search.reload().unwrap();
     let config = ServeConfig {

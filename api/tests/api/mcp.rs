@@ -297,6 +297,82 @@ async fn a_skill_is_had_by_uri_without_listing_and_unknown_uris_are_invalid_para
     }
 }
 
+/// A stand-in sentence model: a text's vector counts its words of two topics (languages;
+/// money), plus a little of a third so that no vector is zero.
+struct Topics;
+
+impl indexer::Embed for Topics {
+    fn embed(&self, text: &str) -> Vec<f32> {
+        const TOPICS: [&[&str]; 2] = [
+            &["spanish", "translate", "translates", "languages"],
+            &["salaries", "payroll", "invoice", "invoices"],
+        ];
+        let mut vector = [0.0f32, 0.0, 0.1];
+        for word in text.split(|c: char| !c.is_alphanumeric()) {
+            let word = word.to_lowercase();
+            for (topic, words) in TOPICS.iter().enumerate() {
+                if words.contains(&word.as_str()) {
+                    vector[topic] += 1.0;
+                }
+            }
+        }
+        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        vector.iter().map(|x| x / norm).collect()
+    }
+
+    fn dimensions(&self) -> usize {
+        3
+    }
+
+    fn model_id(&self) -> String {
+        "topics (a stand-in)".to_owned()
+    }
+}
+
+/// With the semantic option, `search_skills` ranks as `/v1/search` does: a task whose words
+/// no record holds finds the skill near it in meaning.
+#[tokio::test]
+async fn search_skills_with_the_semantic_option_finds_skills_by_meaning() {
+    const TRANSLATOR: &str = "services.test/test.services.translate-v2";
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_owned();
+    let with_model = tokio::task::spawn_blocking(move || {
+        fixture::build_state_with_model(&data, Arc::new(Topics))
+    })
+    .await
+    .unwrap();
+    let words_alone = serve(fixture::state()).await;
+    let with_model = serve(with_model).await;
+    let query = json!({ "query": "put my letter into Spanish" });
+    let mut found = Vec::new();
+    for url in [&words_alone, &with_model] {
+        let client = connect(url, Era::Discover, None).await;
+        let Value::Object(arguments) = query.clone() else {
+            unreachable!()
+        };
+        let answer = client
+            .call_tool(CallToolRequestParams::new("search_skills").with_arguments(arguments))
+            .await
+            .unwrap();
+        assert_ne!(answer.is_error, Some(true), "{answer:?}");
+        let body = answer.structured_content.unwrap();
+        let ids: Vec<String> = body["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| hit["id"].as_str().unwrap().to_owned())
+            .collect();
+        found.push(ids);
+        client.cancel().await.unwrap();
+    }
+    assert!(
+        !found[0].iter().any(|id| id == TRANSLATOR),
+        "{:?}",
+        found[0]
+    );
+    assert!(found[1].iter().any(|id| id == TRANSLATOR), "{:?}", found[1]);
+}
+
 #[tokio::test]
 async fn search_skills_finds_skills_for_a_task_as_the_caller_may_see_them() {
     let url = serve(fixture::state()).await;
