@@ -16,10 +16,10 @@
 //! `EXPLAIN=query` also prints the indexer's and the fair baseline's top ten for that query
 //! over the corpus.
 //!
-//! Relevance runs six sets, each against the same two FTS5 baselines: the regression set
-//! (`indexer/eval/queries.json`), four held-out sets written blind (`indexer/eval/heldout.json`,
-//! since tuned on; `heldout-2.json`, `heldout-3.json`, `heldout-4.json`, never tuned on:
-//! `--tuning` leaves these three out) and `../shared/relevance-dev`.
+//! Relevance runs seven sets, each against the same two FTS5 baselines: the regression set
+//! (`indexer/eval/queries.json`), five held-out sets written blind (`indexer/eval/heldout.json`,
+//! since tuned on; `heldout-2.json` to `heldout-5.json`, never tuned on: `--tuning` leaves
+//! these four out) and `../shared/relevance-dev`.
 //!
 //! Prints a Markdown report (the "Search" section of docs/BENCHMARKS.md).
 
@@ -50,12 +50,13 @@ struct Args {
     heldout2: PathBuf,
     heldout3: PathBuf,
     heldout4: PathBuf,
+    heldout5: PathBuf,
     dev: PathBuf,
     /// Only the relevance part (for tuning).
     relevance_only: bool,
     /// Print every query's figures.
     verbose: bool,
-    /// Leaves the blind held-out sets (2 to 4) out: while tuning, they must not steer the
+    /// Leaves the blind held-out sets (2 to 5) out: while tuning, they must not steer the
     /// ranking.
     tuning: bool,
     records: usize,
@@ -80,6 +81,7 @@ fn args() -> Result<Args> {
         heldout2: PathBuf::from("indexer/eval/heldout-2.json"),
         heldout3: PathBuf::from("indexer/eval/heldout-3.json"),
         heldout4: PathBuf::from("indexer/eval/heldout-4.json"),
+        heldout5: PathBuf::from("indexer/eval/heldout-5.json"),
         dev: PathBuf::from("../shared/relevance-dev"),
         relevance_only: false,
         verbose: false,
@@ -157,6 +159,7 @@ fn main() -> Result<()> {
         let heldout2 = Judgements::from_json(&std::fs::read_to_string(&args.heldout2)?)?;
         let heldout3 = Judgements::from_json(&std::fs::read_to_string(&args.heldout3)?)?;
         let heldout4 = Judgements::from_json(&std::fs::read_to_string(&args.heldout4)?)?;
+        let heldout5 = Judgements::from_json(&std::fs::read_to_string(&args.heldout5)?)?;
         let dev_records = corpus_records(&args.dev.join("web"))?;
         let dev = dev_judgements(&args.dev.join("qrels.json"))?;
         let sets = [
@@ -189,6 +192,12 @@ fn main() -> Result<()> {
                 name: "held-out 4 (indexer/eval/heldout-4.json, frozen, never tuned on)",
                 records: &corpus,
                 judgements: &heldout4,
+            },
+            RelevanceSet {
+                key: "held-out-5",
+                name: "held-out 5 (indexer/eval/heldout-5.json, frozen, never tuned on)",
+                records: &corpus,
+                judgements: &heldout5,
             },
             RelevanceSet {
                 key: "dev",

@@ -1,6 +1,6 @@
 //! Relevance evaluation: judged queries, nDCG@k and MRR@k.
 //!
-//! Six sets of judged queries, each with graded judgements of records (by id): 3 = exactly
+//! Seven sets of judged queries, each with graded judgements of records (by id): 3 = exactly
 //! what was asked for, 2 = a good answer, 1 = related, unlisted = not relevant.
 //!
 //! - `indexer/eval/queries.json`: the regression set over `../shared/corpus`, written by the
@@ -8,9 +8,9 @@
 //! - `indexer/eval/heldout.json`: task-style queries over the same corpus, written and judged
 //!   by reading the skills before the ranking was tuned; its misses have since guided changes,
 //!   so it is no longer independent (docs/BENCHMARKS.md).
-//! - `indexer/eval/heldout-2.json`, `heldout-3.json` and `heldout-4.json`: task-style queries
-//!   written later, each by someone who saw neither rankings nor the other sets, frozen, and
-//!   never tuned on.
+//! - `indexer/eval/heldout-2.json` to `heldout-5.json`: task-style queries written later,
+//!   each by someone who saw neither rankings nor the other sets, frozen, and never tuned on.
+//!   (`heldout-5.json` was measured first after the fusion by scores and the decoded columns.)
 //! - `../shared/relevance-dev/qrels.json`: task queries written by others (MetaTool) over
 //!   skill-sharing services; tuned on.
 //!
@@ -182,6 +182,7 @@ mod tests {
             ("heldout-2.json", 40),
             ("heldout-3.json", 40),
             ("heldout-4.json", 40),
+            ("heldout-5.json", 40),
         ] {
             let judgements = judged_queries(name);
             assert!(judgements.queries.len() >= at_least, "{name}");
@@ -344,6 +345,21 @@ mod tests {
         );
     }
 
+    // The fifth held-out set: written blind, frozen, never tuned on.
+    #[test]
+    fn the_fifth_held_out_set_stays_above_its_floor() {
+        let Some(dir) = corpus_dir() else {
+            return;
+        };
+        let report = evaluate_over(&dir, &judged_queries("heldout-5.json"));
+        assert_floors(
+            "held-out 5",
+            &report,
+            HELD_OUT_5_FLOORS.0,
+            HELD_OUT_5_FLOORS.1,
+        );
+    }
+
     /// The development set's judged queries (`../shared/relevance-dev/qrels.json`).
     fn dev_judgements(dir: &std::path::Path) -> Judgements {
         let qrels: serde_json::Value =
@@ -436,6 +452,7 @@ mod tests {
             ("held-out 2", "heldout-2.json", SEMANTIC_FLOORS[2]),
             ("held-out 3", "heldout-3.json", SEMANTIC_FLOORS[3]),
             ("held-out 4", "heldout-4.json", SEMANTIC_FLOORS[4]),
+            ("held-out 5", "heldout-5.json", SEMANTIC_FLOORS[5]),
         ] {
             let report = evaluate_with(&corpus, &judged_queries(file), Some(Arc::clone(&model)));
             assert_floors(set, &report, floors.0, floors.1);
@@ -444,20 +461,21 @@ mod tests {
         assert_floors(
             "relevance-dev",
             &report,
-            SEMANTIC_FLOORS[5].0,
-            SEMANTIC_FLOORS[5].1,
+            SEMANTIC_FLOORS[6].0,
+            SEMANTIC_FLOORS[6].1,
         );
     }
 
-    /// (nDCG@10, MRR@10) floors with semantic retrieval: regression, held-out 1 to 4,
+    /// (nDCG@10, MRR@10) floors with semantic retrieval: regression, held-out 1 to 5,
     /// development. Measured 0.943/0.980, 0.812/0.820, 0.821/0.829, 0.851/0.878, 0.899/0.942,
-    /// 0.719/0.710; the development set's floor is the 0.70 the product promises.
-    const SEMANTIC_FLOORS: [(f64, f64); 6] = [
+    /// 0.844/0.853, 0.719/0.710; the development set's floor is the 0.70 the product promises.
+    const SEMANTIC_FLOORS: [(f64, f64); 7] = [
         (0.93, 0.96),
         (0.80, 0.80),
         (0.80, 0.81),
         (0.83, 0.86),
         (0.88, 0.92),
+        (0.83, 0.84),
         (0.70, 0.69),
     ];
 
@@ -472,6 +490,8 @@ mod tests {
     const HELD_OUT_3_FLOORS: (f64, f64) = (0.78, 0.83);
     /// Measured 0.881 and 0.917.
     const HELD_OUT_4_FLOORS: (f64, f64) = (0.86, 0.89);
+    /// Measured 0.787 and 0.807.
+    const HELD_OUT_5_FLOORS: (f64, f64) = (0.77, 0.79);
     /// Measured 0.647 and 0.636.
     const DEV_FLOORS: (f64, f64) = (0.63, 0.62);
 }
