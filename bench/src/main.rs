@@ -40,6 +40,31 @@ use url::Url;
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
+/// The held-out sets written blind and never tuned on (`--tuning` leaves them out): the
+/// key of a dump, the name in the report, the file.
+const BLIND_SETS: [(&str, &str, &str); 4] = [
+    (
+        "held-out-2",
+        "held-out 2 (indexer/eval/heldout-2.json, frozen, never tuned on)",
+        "indexer/eval/heldout-2.json",
+    ),
+    (
+        "held-out-3",
+        "held-out 3 (indexer/eval/heldout-3.json, frozen, never tuned on)",
+        "indexer/eval/heldout-3.json",
+    ),
+    (
+        "held-out-4",
+        "held-out 4 (indexer/eval/heldout-4.json, frozen, never tuned on)",
+        "indexer/eval/heldout-4.json",
+    ),
+    (
+        "held-out-5",
+        "held-out 5 (indexer/eval/heldout-5.json, frozen, never tuned on)",
+        "indexer/eval/heldout-5.json",
+    ),
+];
+
 /// Concurrent clients of the second latency run.
 const CLIENTS: usize = 8;
 
@@ -47,10 +72,6 @@ struct Args {
     corpus: PathBuf,
     queries: PathBuf,
     heldout: PathBuf,
-    heldout2: PathBuf,
-    heldout3: PathBuf,
-    heldout4: PathBuf,
-    heldout5: PathBuf,
     dev: PathBuf,
     /// Only the relevance part (for tuning).
     relevance_only: bool,
@@ -78,10 +99,6 @@ fn args() -> Result<Args> {
         corpus: PathBuf::from("../shared/corpus"),
         queries: PathBuf::from("indexer/eval/queries.json"),
         heldout: PathBuf::from("indexer/eval/heldout.json"),
-        heldout2: PathBuf::from("indexer/eval/heldout-2.json"),
-        heldout3: PathBuf::from("indexer/eval/heldout-3.json"),
-        heldout4: PathBuf::from("indexer/eval/heldout-4.json"),
-        heldout5: PathBuf::from("indexer/eval/heldout-5.json"),
         dev: PathBuf::from("../shared/relevance-dev"),
         relevance_only: false,
         verbose: false,
@@ -156,13 +173,20 @@ fn main() -> Result<()> {
 
     if !args.skip_relevance {
         let heldout = Judgements::from_json(&std::fs::read_to_string(&args.heldout)?)?;
-        let heldout2 = Judgements::from_json(&std::fs::read_to_string(&args.heldout2)?)?;
-        let heldout3 = Judgements::from_json(&std::fs::read_to_string(&args.heldout3)?)?;
-        let heldout4 = Judgements::from_json(&std::fs::read_to_string(&args.heldout4)?)?;
-        let heldout5 = Judgements::from_json(&std::fs::read_to_string(&args.heldout5)?)?;
+        let blind = if args.tuning {
+            Vec::new()
+        } else {
+            BLIND_SETS
+                .iter()
+                .map(|(key, name, path)| {
+                    let judgements = Judgements::from_json(&std::fs::read_to_string(path)?)?;
+                    Ok((*key, *name, judgements))
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
         let dev_records = corpus_records(&args.dev.join("web"))?;
         let dev = dev_judgements(&args.dev.join("qrels.json"))?;
-        let sets = [
+        let mut sets = vec![
             RelevanceSet {
                 key: "regression",
                 name: "regression (indexer/eval/queries.json, tuned on)",
@@ -175,42 +199,20 @@ fn main() -> Result<()> {
                 records: &corpus,
                 judgements: &heldout,
             },
-            RelevanceSet {
-                key: "held-out-2",
-                name: "held-out 2 (indexer/eval/heldout-2.json, frozen, never tuned on)",
-                records: &corpus,
-                judgements: &heldout2,
-            },
-            RelevanceSet {
-                key: "held-out-3",
-                name: "held-out 3 (indexer/eval/heldout-3.json, frozen, never tuned on)",
-                records: &corpus,
-                judgements: &heldout3,
-            },
-            RelevanceSet {
-                key: "held-out-4",
-                name: "held-out 4 (indexer/eval/heldout-4.json, frozen, never tuned on)",
-                records: &corpus,
-                judgements: &heldout4,
-            },
-            RelevanceSet {
-                key: "held-out-5",
-                name: "held-out 5 (indexer/eval/heldout-5.json, frozen, never tuned on)",
-                records: &corpus,
-                judgements: &heldout5,
-            },
-            RelevanceSet {
-                key: "dev",
-                name: "relevance-dev (MetaTool, skill-sharing services, tuned on)",
-                records: &dev_records,
-                judgements: &dev,
-            },
         ];
-        let sets: Vec<&RelevanceSet<'_>> = sets
-            .iter()
-            // The first held-out set has guided the weights: it is a tuning set now.
-            .filter(|set| !(args.tuning && set.key.starts_with("held-out-")))
-            .collect();
+        sets.extend(blind.iter().map(|(key, name, judgements)| RelevanceSet {
+            key,
+            name,
+            records: &corpus,
+            judgements,
+        }));
+        sets.push(RelevanceSet {
+            key: "dev",
+            name: "relevance-dev (MetaTool, skill-sharing services, tuned on)",
+            records: &dev_records,
+            judgements: &dev,
+        });
+        let sets: Vec<&RelevanceSet<'_>> = sets.iter().collect();
         if let Ok(query) = std::env::var("EXPLAIN") {
             explain(&corpus, &query)?;
         }
