@@ -257,6 +257,7 @@ impl SearchIndex {
             });
         }
         let searcher = self.inner.reader.searcher();
+        self.forget_dropped_segments(&searcher);
         let parsed = parse(&request.query);
         let limit = request.limit.min(MAX_LIMIT);
         let offset = request.offset.min(MAX_OFFSET);
@@ -267,7 +268,7 @@ impl SearchIndex {
             top_k: offset + limit,
             scored: !parsed.is_empty,
             max_facet_values: MAX_FACET_VALUES,
-            ordinals: self.ordinals(&searcher),
+            ordinals: Arc::clone(&self.inner.ordinals),
         };
         // A query that is only quoted phrases asks for them: the model adds nothing to it.
         let nearest = match &self.model {
@@ -362,32 +363,26 @@ impl SearchIndex {
         })
     }
 
-    /// The [`SEMANTIC_DEPTH`] records nearest the query in meaning, under the request's
-    /// filters and access policy, nearest first.
-    /// The decoded columns for a search of `searcher`, forgetting the segments it no longer
-    /// holds.
-    fn ordinals(&self, searcher: &Searcher) -> Arc<OrdsCache> {
+    /// Forgets the decoded columns and vectors of the segments `searcher` no longer holds
+    /// (merged or deleted away), once per search.
+    fn forget_dropped_segments(&self, searcher: &Searcher) {
         let live: Vec<_> = searcher
             .segment_readers()
             .iter()
             .map(|segment| segment.segment_id())
             .collect();
         self.inner.ordinals.retain(&live);
-        Arc::clone(&self.inner.ordinals)
+        self.inner.vectors.retain(&live);
     }
 
+    /// The [`SEMANTIC_DEPTH`] records nearest the query in meaning, under the request's
+    /// filters and access policy, nearest first.
     fn nearest(
         &self,
         searcher: &Searcher,
         model: &dyn Embed,
         request: &SearchRequest,
     ) -> Result<Vec<Candidate>> {
-        let live: Vec<_> = searcher
-            .segment_readers()
-            .iter()
-            .map(|segment| segment.segment_id())
-            .collect();
-        self.inner.vectors.retain(&live);
         let query = NearestQuery {
             vector: Arc::new(QueryVector::new(&model.embed(&request.query))),
             cache: Arc::clone(&self.inner.vectors),
