@@ -171,7 +171,7 @@ impl Index {
             let payload = CommitPayload::read(payload.as_deref());
             let version = payload.as_ref().map(|p| p.schema_version);
             let written_with = payload.and_then(|p| p.model);
-            let model = config.model.as_ref().map(|model| model.model_id());
+            let model = config.model.as_deref().map(crate::semantic::vectors_id);
             let same_schema =
                 existing.schema() == schema && version.is_none_or(|v| v == SCHEMA_VERSION);
             // A new index has no payload; any other was written with a model or without.

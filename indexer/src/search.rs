@@ -132,11 +132,9 @@ impl SearchIndex {
     /// [`IndexConfig::model`](crate::IndexConfig::model)).
     pub fn with_model(mut self, model: Arc<dyn Embed>) -> Result<SearchIndex> {
         let found = self.written_with()?;
-        if self.num_docs() > 0 && found.as_deref() != Some(model.model_id().as_str()) {
-            return Err(Error::ModelMismatch {
-                found,
-                expected: model.model_id(),
-            });
+        let expected = crate::semantic::vectors_id(model.as_ref());
+        if self.num_docs() > 0 && found.as_deref() != Some(expected.as_str()) {
+            return Err(Error::ModelMismatch { found, expected });
         }
         self.set_model(model);
         Ok(self)

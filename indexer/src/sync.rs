@@ -284,7 +284,13 @@ mod tests {
         let mut found: Vec<String> = results.hits.iter().map(|hit| hit.id.to_string()).collect();
         found.sort();
         assert_eq!(found, ["a.test/alpha", "a.test/beta"]);
-        assert_eq!(search.written_with().unwrap().as_deref(), Some("concepts"));
+        assert_eq!(
+            search.written_with().unwrap(),
+            Some(format!(
+                "concepts; {} body characters",
+                crate::semantic::BODY_CHARS
+            ))
+        );
     }
 
     #[test]

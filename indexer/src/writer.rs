@@ -158,7 +158,7 @@ impl IndexWriterHandle {
         let payload = serde_json::to_string(&CommitPayload {
             schema_version: SCHEMA_VERSION,
             seq,
-            model: self.model.as_ref().map(|model| model.model_id()),
+            model: self.model.as_deref().map(crate::semantic::vectors_id),
         })
         .map_err(|error| Error::CorruptRecord {
             id: "commit payload".to_owned(),
