@@ -82,7 +82,7 @@ struct Args {
     relevance_only: bool,
     /// Print every query's figures.
     verbose: bool,
-    /// Leaves the blind held-out sets (2 to 5) out: while tuning, they must not steer the
+    /// Leaves the blind held-out sets (2 to 6) out: while tuning, they must not steer the
     /// ranking.
     tuning: bool,
     records: usize,

@@ -47,9 +47,10 @@ pub enum Error {
         found.as_deref().unwrap_or("no model")
     )]
     ModelMismatch {
-        /// The model the index was written with, if any.
+        /// What made the index's vectors (the model and how much of a record it read), if
+        /// anything did.
         found: Option<String>,
-        /// The model of the search.
+        /// The same, for the search's model.
         expected: String,
     },
     /// The crawl store could not be read while syncing; the sync can be retried.

@@ -156,8 +156,9 @@ impl SearchIndex {
         self.model = Some(model);
     }
 
-    /// Returns the model the index's vectors were made with, as the last commit recorded
-    /// it (`None`: no model, or no commit yet).
+    /// Returns what made the index's vectors, as the last commit recorded it: the model's
+    /// [`Embed::model_id`] and how much of a record's body it read (`…; 600 body
+    /// characters`); `None`: no model, or no commit yet.
     pub fn written_with(&self) -> Result<Option<String>> {
         let metas = self
             .inner

@@ -62,6 +62,7 @@ pub const BODY_CHARS: usize = 600;
 pub(crate) fn vectors_id(model: &dyn Embed) -> String {
     format!("{}; {BODY_CHARS} body characters", model.model_id())
 }
+
 /// How many of the nearest records take part in the fusion.
 pub const SEMANTIC_DEPTH: usize = 100;
 /// How many of the word ranking's best take part in the fusion.

@@ -20,8 +20,8 @@ pub(crate) struct CommitPayload {
     pub(crate) schema_version: u32,
     /// The crawl store's change sequence number the index is up to date with.
     pub(crate) seq: u64,
-    /// The sentence-embedding model that made the records' vectors ([`Embed::model_id`]);
-    /// `None` when the index holds none.
+    /// What made the records' vectors: the model and how much of a record it read
+    /// ([`crate::semantic::vectors_id`]); `None` when the index holds none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) model: Option<String>,
 }
