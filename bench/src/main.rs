@@ -420,6 +420,7 @@ fn relevance(sets: &[&RelevanceSet<'_>], verbose: bool, report: &mut String) -> 
          | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
     let mut weakest = String::new();
+    let mut by_length = String::new();
     for set in sets {
         let Index { mut writer, search } = Index::create_in_ram(IndexConfig::default())?;
         for record in set.records {
@@ -459,6 +460,7 @@ fn relevance(sets: &[&RelevanceSet<'_>], verbose: bool, report: &mut String) -> 
             ours.ndcg / stronger,
             plain.ndcg
         ));
+        by_length.push_str(&length_bands(set.name, &ours, &fair, &previous));
         let mut worst: Vec<_> = ours.per_query.iter().zip(&fair.per_query).collect();
         worst.sort_by(|a, b| a.0.1.total_cmp(&b.0.1));
         let listed: Vec<String> = worst
@@ -483,8 +485,50 @@ fn relevance(sets: &[&RelevanceSet<'_>], verbose: bool, report: &mut String) -> 
          Plain FTS5: every query word, equal weights.\n\nWeakest queries for the indexer (nDCG@10):\n\n",
     );
     report.push_str(&weakest);
+    report.push_str(&format!(
+        "\nBy the length of the query as typed (nDCG@10; the baseline the stronger of the two fair \
+         ones over the same queries):\n\n\
+         | set | queries of 1–{SHORT_WORDS} words | indexer | fair FTS5 | queries of {} words or more | indexer | fair FTS5 |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        SHORT_WORDS + 1
+    ));
+    report.push_str(&by_length);
     report.push('\n');
     Ok(())
+}
+
+/// The longest query, in words as typed, that counts as short in the report by length.
+const SHORT_WORDS: usize = 9;
+
+/// One row of the report by query length: the set's short and long queries, each with the
+/// indexer's mean nDCG@10 and the stronger fair baseline's over the same queries.
+fn length_bands(
+    name: &str,
+    ours: &eval::Report,
+    fair: &eval::Report,
+    previous: &eval::Report,
+) -> String {
+    let band = |long: bool| -> (usize, f64, f64) {
+        let picked: Vec<usize> = (0..ours.per_query.len())
+            .filter(|&i| (ours.per_query[i].0.split_whitespace().count() > SHORT_WORDS) == long)
+            .collect();
+        let mean = |report: &eval::Report| {
+            picked.iter().map(|&i| report.per_query[i].1).sum::<f64>() / picked.len().max(1) as f64
+        };
+        (picked.len(), mean(ours), mean(fair).max(mean(previous)))
+    };
+    let cells = |(count, ours, baseline): (usize, f64, f64)| {
+        if count == 0 {
+            "0 | – | –".to_owned()
+        } else {
+            format!("{count} | {ours:.3} | {baseline:.3}")
+        }
+    };
+    format!(
+        "| {name} | {} | {} |\n",
+        cells(band(false)),
+        cells(band(true))
+    )
 }
 
 /// Prints the top ten of the indexer and the fair baseline for one query (`EXPLAIN=…`).
