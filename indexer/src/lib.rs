@@ -305,13 +305,7 @@ mod tests {
             writer.commit(5).unwrap();
         }
         // Pretend a future version wrote it.
-        {
-            let index = tantivy::Index::open_in_dir(&path).unwrap();
-            let mut writer: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
-            let mut commit = writer.prepare_commit().unwrap();
-            commit.set_payload(r#"{"schema_version":999,"seq":5}"#);
-            commit.commit().unwrap();
-        }
+        crate::writer::overwrite_payload(&path, r#"{"schema_version":999,"seq":5}"#);
         let error = SearchIndex::open(&path).unwrap_err();
         assert!(
             matches!(error, Error::IncompatibleSchema { found: 999, .. }),

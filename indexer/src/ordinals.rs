@@ -117,15 +117,12 @@ impl OrdsCache {
         reader: &SegmentReader,
         columns: &[(Option<&StrColumn>, bool)],
     ) -> Arc<SegmentOrds> {
-        let decoded = self.0.get_or_make(
+        let Ok(ords) = self.0.get_or_make(
             reader.segment_id(),
             |ords| ords.dims.len() == columns.len(),
             || Ok::<_, std::convert::Infallible>(SegmentOrds::read(reader, columns)),
         );
-        match decoded {
-            Ok(ords) => ords,
-            Err(never) => match never {},
-        }
+        ords
     }
 
     /// Forgets the segments not in `live` (after merges and deletes).

@@ -740,16 +740,13 @@ pub(crate) mod tests {
             index.writer.upsert(&records()[0]).unwrap();
             index.writer.commit(4).unwrap();
         }
-        {
-            let index = tantivy::Index::open_in_dir(&path).unwrap();
-            let mut writer: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
-            let mut commit = writer.prepare_commit().unwrap();
-            commit.set_payload(&format!(
+        crate::writer::overwrite_payload(
+            &path,
+            &format!(
                 r#"{{"schema_version":{},"seq":4,"model":"concepts 1"}}"#,
                 crate::schema::SCHEMA_VERSION
-            ));
-            commit.commit().unwrap();
-        }
+            ),
+        );
         let error = crate::SearchIndex::open(&path)
             .unwrap()
             .with_model(Arc::new(Concepts("concepts 1")))

@@ -201,6 +201,17 @@ impl IndexWriterHandle {
     }
 }
 
+/// Commits `payload` as the index's last commit payload, as another release could have
+/// written it (tests of what opening such an index does).
+#[cfg(test)]
+pub(crate) fn overwrite_payload(path: &std::path::Path, payload: &str) {
+    let index = tantivy::Index::open_in_dir(path).unwrap();
+    let mut writer: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
+    let mut commit = writer.prepare_commit().unwrap();
+    commit.set_payload(payload);
+    commit.commit().unwrap();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
