@@ -11,9 +11,9 @@ use base64::Engine;
 use formats::skill::{Artifact, DigestStatus, FileEntry};
 use formats::{Access, Format, Skill, SkillId};
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, ClientConfig, ErrorCode, GetSkillRequestParams,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ResourceContents,
-    SkillResources,
+    CacheScope, CallToolRequestParams, CallToolResult, ClientConfig, ErrorCode,
+    GetSkillRequestParams, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ResourceContents, SkillResources,
 };
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -297,6 +297,35 @@ async fn a_skill_is_had_by_uri_without_listing_and_unknown_uris_are_invalid_para
     }
 }
 
+/// Calls `search_skills` with `arguments` (a JSON object) and returns the tool's answer.
+async fn call_search_skills(client: &Client, arguments: Value) -> CallToolResult {
+    let Value::Object(arguments) = arguments else {
+        panic!("tool arguments are an object: {arguments}")
+    };
+    client
+        .call_tool(CallToolRequestParams::new("search_skills").with_arguments(arguments))
+        .await
+        .unwrap()
+}
+
+/// [`call_search_skills`]'s structured answer, failing the test when the tool answers with an
+/// error.
+async fn search_skills(client: &Client, arguments: Value) -> Value {
+    let answer = call_search_skills(client, arguments).await;
+    assert_ne!(answer.is_error, Some(true), "{answer:?}");
+    answer.structured_content.unwrap()
+}
+
+/// The ids of the hits of a `search_skills` answer, in order.
+fn hit_ids(body: &Value) -> Vec<String> {
+    body["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// A stand-in sentence model: a text's vector counts its words of two topics (languages;
 /// money), plus a little of a third so that no vector is zero.
 struct Topics;
@@ -343,26 +372,11 @@ async fn search_skills_with_the_semantic_option_finds_skills_by_meaning() {
     .unwrap();
     let words_alone = serve(fixture::state()).await;
     let with_model = serve(with_model).await;
-    let query = json!({ "query": "put my letter into Spanish" });
     let mut found = Vec::new();
     for url in [&words_alone, &with_model] {
         let client = connect(url, Era::Discover, None).await;
-        let Value::Object(arguments) = query.clone() else {
-            unreachable!()
-        };
-        let answer = client
-            .call_tool(CallToolRequestParams::new("search_skills").with_arguments(arguments))
-            .await
-            .unwrap();
-        assert_ne!(answer.is_error, Some(true), "{answer:?}");
-        let body = answer.structured_content.unwrap();
-        let ids: Vec<String> = body["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|hit| hit["id"].as_str().unwrap().to_owned())
-            .collect();
-        found.push(ids);
+        let body = search_skills(&client, json!({ "query": "put my letter into Spanish" })).await;
+        found.push(hit_ids(&body));
         client.cancel().await.unwrap();
     }
     assert!(
@@ -385,34 +399,26 @@ async fn search_skills_finds_skills_for_a_task_as_the_caller_may_see_them() {
         assert!(tool.input_schema["properties"]["query"].is_object());
         assert!(tool.description.as_deref().unwrap().contains("skills/get"));
 
-        let search = |arguments: Value| {
-            let Value::Object(arguments) = arguments else {
-                unreachable!()
-            };
-            client.call_tool(CallToolRequestParams::new("search_skills").with_arguments(arguments))
-        };
         // Browsing every verdict with no query lists every record the caller may see.
-        let all = search(json!({ "query": "", "verdict": "any", "limit": 100 }))
-            .await
-            .unwrap();
-        assert_ne!(all.is_error, Some(true), "{all:?}");
-        let body = all.structured_content.unwrap();
-        let ids: Vec<&str> = body["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|hit| hit["id"].as_str().unwrap())
-            .collect();
-        assert_eq!(ids.contains(&PRIVATE_ID), sees_private, "{ids:?}");
+        let body = search_skills(
+            &client,
+            json!({ "query": "", "verdict": "any", "limit": 100 }),
+        )
+        .await;
+        let ids = hit_ids(&body);
+        assert_eq!(
+            ids.iter().any(|id| id == PRIVATE_ID),
+            sees_private,
+            "{ids:?}"
+        );
         assert_eq!(body["total"].as_u64().unwrap() as usize, ids.len());
 
         // A task in the user's words; an agent skill's hit carries the URI skills/get takes.
-        let found = search(
+        let body = search_skills(
+            &client,
             json!({ "query": "release notes from the git history", "format": ["agent-skills"] }),
         )
-        .await
-        .unwrap();
-        let body = found.structured_content.unwrap();
+        .await;
         let hits = body["hits"].as_array().unwrap();
         assert!(!hits.is_empty(), "{body}");
         assert!(hits.len() <= 10, "the default limit is 10");
@@ -431,7 +437,7 @@ async fn search_skills_finds_skills_for_a_task_as_the_caller_may_see_them() {
             json!({ "type": [1, 2] }),
             json!({ "colour": "blue" }),
         ] {
-            let answer = search(bad.clone()).await.unwrap();
+            let answer = call_search_skills(&client, bad.clone()).await;
             assert_eq!(answer.is_error, Some(true), "{bad}: {answer:?}");
         }
         client.cancel().await.unwrap();
