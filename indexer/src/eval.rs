@@ -1,6 +1,6 @@
 //! Relevance evaluation: judged queries, nDCG@k and MRR@k.
 //!
-//! Eight sets of judged queries, each with graded judgements of records (by id): 3 = exactly
+//! Nine sets of judged queries, each with graded judgements of records (by id): 3 = exactly
 //! what was asked for, 2 = a good answer, 1 = related, unlisted = not relevant.
 //!
 //! - `indexer/eval/queries.json`: the regression set over `../shared/corpus`, written by the
@@ -8,12 +8,11 @@
 //! - `indexer/eval/heldout.json`: task-style queries over the same corpus, written and judged
 //!   by reading the skills before the ranking was tuned; its misses have since guided changes,
 //!   so it is no longer independent (docs/BENCHMARKS.md).
-//! - `indexer/eval/heldout-2.json` to `heldout-6.json`: task-style queries written later,
+//! - `indexer/eval/heldout-2.json` to `heldout-7.json`: task-style queries written later,
 //!   each by someone who saw neither rankings nor the other sets, frozen, and never tuned on.
 //!   (`heldout-5.json` was measured first after the fusion by scores and the decoded columns;
-//!   half of `heldout-6.json` is task descriptions as pasted to an agent, 34 to 46 words.)
-//! - `indexer/eval/heldout-7.json`: paraphrases of tasks, written the same way and frozen, but
-//!   not yet measured: reserved to judge the next ranking change first.
+//!   half of `heldout-6.json` is task descriptions as pasted to an agent, 34 to 46 words;
+//!   `heldout-7.json` is paraphrases, whose per-query results no one has read yet.)
 //! - `../shared/relevance-dev/qrels.json`: task queries written by others (MetaTool) over
 //!   skill-sharing services; tuned on.
 //!
@@ -179,8 +178,7 @@ mod tests {
 
     #[test]
     fn the_judged_queries_are_well_formed() {
-        let files = CORPUS_SETS.iter().map(|set| set.file).chain(RESERVED_SETS);
-        for file in files {
+        for file in CORPUS_SETS.iter().map(|set| set.file) {
             let judgements = judged_queries(file);
             assert!(judgements.queries.len() >= 40, "{file}");
             for judged in &judgements.queries {
@@ -202,27 +200,6 @@ mod tests {
                     "{}",
                     judged.query
                 );
-            }
-        }
-    }
-
-    /// A reserved set is never ranked here, but what it judges must be records of the corpus,
-    /// as for the measured sets ([`evaluate_with`]).
-    #[test]
-    fn the_reserved_sets_judge_records_of_the_corpus() {
-        let Some(dir) = corpus_dir() else {
-            return;
-        };
-        let ids: std::collections::BTreeSet<String> = crawler::local::corpus_records(&dir)
-            .unwrap()
-            .iter()
-            .map(|record| record.id.to_string())
-            .collect();
-        for file in RESERVED_SETS {
-            for judged in &judged_queries(file).queries {
-                for id in judged.judgements.keys() {
-                    assert!(ids.contains(id), "{file}: {id} is not among the records");
-                }
             }
         }
     }
@@ -337,6 +314,11 @@ mod tests {
         corpus_set_stays_above_its_floors(&CORPUS_SETS[6]);
     }
 
+    #[test]
+    fn the_seventh_held_out_set_stays_above_its_floor() {
+        corpus_set_stays_above_its_floors(&CORPUS_SETS[7]);
+    }
+
     /// The development set's judged queries (`../shared/relevance-dev/qrels.json`).
     fn dev_judgements(dir: &std::path::Path) -> Judgements {
         let qrels: serde_json::Value =
@@ -444,7 +426,7 @@ mod tests {
     }
 
     /// The corpus sets, each with its figures: words, then with the model.
-    const CORPUS_SETS: [CorpusSet; 7] = [
+    const CORPUS_SETS: [CorpusSet; 8] = [
         // Written and tuned on by the project. Measured 0.948/0.993, 0.946/0.981.
         CorpusSet {
             name: "regression",
@@ -459,7 +441,7 @@ mod tests {
             floors: (0.78, 0.81),
             semantic_floors: (0.81, 0.83),
         },
-        // Written blind, frozen, never tuned on (this one and the four below).
+        // Written blind, frozen, never tuned on (this one and the five below).
         // 0.798/0.811, 0.817/0.821.
         CorpusSet {
             name: "held-out 2",
@@ -495,12 +477,15 @@ mod tests {
             floors: (0.84, 0.90),
             semantic_floors: (0.87, 0.92),
         },
+        // Paraphrases: the task in everyday words, the skill in the words of its technique.
+        // 0.557/0.563, 0.650/0.658.
+        CorpusSet {
+            name: "held-out 7",
+            file: "heldout-7.json",
+            floors: (0.54, 0.54),
+            semantic_floors: (0.63, 0.64),
+        },
     ];
-
-    /// Sets written blind and frozen but never yet measured: kept to judge the next change of
-    /// the ranking on queries no one has seen it rank. Measuring one moves it to
-    /// [`CORPUS_SETS`], with its floors.
-    const RESERVED_SETS: [&str; 1] = ["heldout-7.json"];
 
     /// The development set's floor with the model: the 0.70 the product promises. Measured
     /// 0.719 and 0.710.
