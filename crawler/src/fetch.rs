@@ -742,7 +742,7 @@ impl Session<'_> {
             let response = match outcome {
                 Ok(response) => response,
                 Err(error) => {
-                    let failure = classify(url, &error);
+                    let mut failure = classify(url, &error);
                     let transient = is_transient(&error);
                     if transient && attempt < settings.max_retries {
                         attempt += 1;
@@ -750,6 +750,9 @@ impl Session<'_> {
                             .extend_pause(politeness::backoff(settings.retry_base_delay, attempt));
                         tracing::debug!(%url, attempt, "retrying after a transient failure");
                         continue;
+                    }
+                    if transient && attempt > 0 {
+                        failure.message = format!("{} after {attempt} retries", failure.message);
                     }
                     return Err(failure);
                 }

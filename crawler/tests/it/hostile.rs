@@ -287,6 +287,52 @@ async fn persistent_503_is_retried_twice_then_reported() {
     );
 }
 
+// --- Connections reset mid-request ---------------------------------------------------------
+
+/// Resets the connection of the first `resets` index requests, then serves the clean site.
+fn reset_first(resets: usize) -> impl Fn(&Request) -> Reply + Send + Sync + 'static {
+    let seen = AtomicUsize::new(0);
+    let site = site_with_robots(Reply::not_found());
+    move |request| {
+        if request.path == AGENT_INDEX && seen.fetch_add(1, Ordering::SeqCst) < resets {
+            return Reply::Reset;
+        }
+        site(request)
+    }
+}
+
+#[tokio::test]
+async fn a_reset_connection_is_retried_and_the_skills_come_through() {
+    let server = hostile_server(reset_first(2)).await;
+    let report = crawl_both(&server, test_config(&server)).await;
+    let line = domain(&report, HOSTILE);
+    assert_eq!(
+        (line.outcome, line.skills, line.errors.len()),
+        (Outcome::Ok, 1, 0),
+        "{line:?}"
+    );
+    assert_eq!(index_hits(&server).len(), 3, "two resets, then the answer");
+}
+
+#[tokio::test]
+async fn a_connection_reset_every_time_is_reported_after_the_retries() {
+    let server = hostile_server(reset_first(usize::MAX)).await;
+    let report = crawl_both(&server, test_config(&server)).await;
+    let (outcome, codes) = hostile_line(&report);
+    assert_eq!(
+        (outcome, codes),
+        (Outcome::Error, vec!["invalid_response".to_owned()])
+    );
+    let error = &domain(&report, HOSTILE).errors[0];
+    assert!(error.url.ends_with(AGENT_INDEX), "{error:?}");
+    assert!(
+        error.message.contains("reset") && error.message.ends_with("after 2 retries"),
+        "{}",
+        error.message
+    );
+    assert_eq!(index_hits(&server).len(), 3, "one request and two retries");
+}
+
 // --- Redirects and the SSRF guard ---------------------------------------------------------
 
 /// Redirects the index through `hops` redirects (`/hop/1` … `/hop/N`) to the real index.

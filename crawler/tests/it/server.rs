@@ -2,7 +2,7 @@
 //!
 //! Each request is answered by a route function that sees the Host, the path and the headers
 //! and returns a [`Reply`]: an ordinary response, or a hostile script (hang, drip bytes, lie
-//! about the length, close mid-body). The server records every request with server-side
+//! about the length, close mid-body, reset the connection). The server records every request with server-side
 //! timestamps, so tests can count hits per host and check the spacing between requests.
 
 use std::collections::HashMap;
@@ -12,7 +12,25 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+
+/// A connection the server answers on: plain TCP or TLS over it.
+pub(crate) trait Connection: AsyncRead + AsyncWrite + Unpin + Send + 'static {
+    /// Makes closing the connection send a reset (RST) instead of a FIN.
+    fn reset_on_close(&self) -> std::io::Result<()>;
+}
+
+impl Connection for TcpStream {
+    fn reset_on_close(&self) -> std::io::Result<()> {
+        self.set_zero_linger()
+    }
+}
+
+impl Connection for tokio_rustls::server::TlsStream<TcpStream> {
+    fn reset_on_close(&self) -> std::io::Result<()> {
+        self.get_ref().0.set_zero_linger()
+    }
+}
 
 /// One request the server saw.
 #[derive(Debug, Clone)]
@@ -52,6 +70,8 @@ pub(crate) enum Reply {
     },
     /// Accept the request and never answer.
     Hang,
+    /// Read the request and reset the connection (a TCP RST, no response).
+    Reset,
 }
 
 impl Reply {
@@ -144,8 +164,8 @@ impl TestServer {
         accept: F,
     ) -> TestServer
     where
-        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-        F: Fn(tokio::net::TcpStream) -> Fut + Send + Sync + 'static,
+        S: Connection,
+        F: Fn(TcpStream) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = std::io::Result<S>> + Send + 'static,
     {
         let addr = listener.local_addr().unwrap();
@@ -279,7 +299,7 @@ fn percent_decode(segment: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-async fn serve_connection<S: AsyncRead + AsyncWrite + Unpin>(
+async fn serve_connection<S: Connection>(
     mut stream: S,
     route: Arc<Route>,
     hits: Arc<Mutex<Vec<Hit>>>,
@@ -313,7 +333,7 @@ async fn serve_connection<S: AsyncRead + AsyncWrite + Unpin>(
                 status: match &reply {
                     Reply::Full { status, .. } => *status,
                     Reply::Drip { .. } | Reply::LyingLength { .. } | Reply::Chunked { .. } => 200,
-                    Reply::Hang => 0,
+                    Reply::Hang | Reply::Reset => 0,
                 },
                 started,
                 replied: started,
@@ -321,6 +341,10 @@ async fn serve_connection<S: AsyncRead + AsyncWrite + Unpin>(
             });
             hits.len() - 1
         };
+        if let Reply::Reset = reply {
+            // Dropping the stream with a zero linger resets the connection.
+            return stream.reset_on_close();
+        }
         hits.lock().unwrap()[position].replied = Instant::now();
         let written = write_reply(&mut stream, &reply).await;
         hits.lock().unwrap()[position].finished = Instant::now();
@@ -437,5 +461,6 @@ async fn write_reply<S: AsyncWrite + Unpin>(
             tokio::time::sleep(Duration::from_secs(3600)).await;
             Ok(false)
         }
+        Reply::Reset => Ok(false),
     }
 }
