@@ -32,7 +32,8 @@ use crate::request::{
 use crate::results::{FacetCounts, Facets, ListPage, Listed, SearchHit, SearchResults};
 use crate::schema::{Fields, SCHEMA_VERSION, names};
 use crate::semantic::{
-    Embed, NearestQuery, QueryVector, SEMANTIC_DEPTH, VectorCache, WORDS_DEPTH, fuse,
+    Embed, NearestQuery, RECENT_QUERIES, RecentQueries, SEMANTIC_DEPTH, VectorCache, WORDS_DEPTH,
+    fuse,
 };
 use crate::snippet::Snippets;
 use crate::writer::CommitPayload;
@@ -62,14 +63,24 @@ pub struct SearchIndex {
     inner: Arc<Inner>,
     /// The sentence-embedding model, when searches fuse the nearest records in meaning with
     /// the word ranking ([`SearchIndex::with_model`]).
-    model: Option<Arc<dyn Embed>>,
+    model: Option<QueryModel>,
+}
+
+/// The model a reader embeds queries with, and the vectors of its latest queries.
+#[derive(Clone)]
+struct QueryModel {
+    embed: Arc<dyn Embed>,
+    recent: Arc<RecentQueries>,
 }
 
 impl std::fmt::Debug for SearchIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SearchIndex")
             .field("num_docs", &self.num_docs())
-            .field("model", &self.model.as_ref().map(|model| model.model_id()))
+            .field(
+                "model",
+                &self.model.as_ref().map(|model| model.embed.model_id()),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -153,7 +164,22 @@ impl SearchIndex {
     }
 
     pub(crate) fn set_model(&mut self, model: Arc<dyn Embed>) {
-        self.model = Some(model);
+        self.model = Some(QueryModel {
+            embed: model,
+            recent: Arc::new(RecentQueries::new(RECENT_QUERIES)),
+        });
+    }
+
+    /// Returns this reader remembering the vectors of its latest `queries` distinct queries
+    /// ([`RECENT_QUERIES`] unless set; 0 embeds every query), so that the next page of a
+    /// search, or a query typed again, costs no transformer pass. Without a model, nothing
+    /// changes. The clones of the returned reader share what it remembers.
+    #[must_use]
+    pub fn remembering_queries(mut self, queries: usize) -> SearchIndex {
+        if let Some(model) = &mut self.model {
+            model.recent = Arc::new(RecentQueries::new(queries));
+        }
+        self
     }
 
     /// Returns what made the index's vectors, as the last commit recorded it: the model's
@@ -272,7 +298,7 @@ impl SearchIndex {
         // A query that is only quoted phrases asks for them: the model adds nothing to it.
         let nearest = match &self.model {
             Some(model) if !parsed.is_empty && !parsed.is_only_phrases() => {
-                self.nearest(&searcher, model.as_ref(), request)?
+                self.nearest(&searcher, model, request)?
             }
             _ => Vec::new(),
         };
@@ -379,11 +405,11 @@ impl SearchIndex {
     fn nearest(
         &self,
         searcher: &Searcher,
-        model: &dyn Embed,
+        model: &QueryModel,
         request: &SearchRequest,
     ) -> Result<Vec<Candidate>> {
         let query = NearestQuery {
-            vector: Arc::new(QueryVector::new(&model.embed(&request.query))),
+            vector: model.recent.vector(&request.query, model.embed.as_ref()),
             cache: Arc::clone(&self.inner.vectors),
         };
         let collector = SearchCollector {

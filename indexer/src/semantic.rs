@@ -9,13 +9,15 @@
 //!   (`VectorCache`) and scores every record of it against the query (`NearestQuery`), under
 //!   the same filters and access policy as the words.
 //! - `fuse`: a weighted sum of the two rankings' scores, each scaled to 0–1 first.
+//! - `RecentQueries`: the vectors of the latest queries, so that the next page of a search
+//!   is not embedded again.
 //!
 //! The model, what it reads and the fusion were measured on every relevance set
 //! (docs/BENCHMARKS.md): they lift the development set and the blind sets, and cost a
 //! transformer pass per record and per query.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use formats::Skill;
 use tantivy::index::SegmentId;
@@ -262,6 +264,77 @@ impl QueryVector {
             components: vector.iter().map(|x| (x / scale).round() as i16).collect(),
             scale,
         }
+    }
+}
+
+/// How many query vectors a reader remembers by default
+/// ([`SearchIndex::remembering_queries`](crate::SearchIndex::remembering_queries)).
+pub const RECENT_QUERIES: usize = 256;
+
+/// The vectors of the latest distinct queries, by their text: the next page of a search, or
+/// a query many people type, is not embedded again (embedding is most of a search with the
+/// model; docs/BENCHMARKS.md). At most `capacity` entries (a query is at most
+/// [`MAX_QUERY_CHARS`](crate::MAX_QUERY_CHARS) characters); the least recently used goes
+/// first. Shared by the clones of a reader.
+#[derive(Debug)]
+pub(crate) struct RecentQueries {
+    capacity: usize,
+    entries: Mutex<RecentEntries>,
+}
+
+#[derive(Debug, Default)]
+struct RecentEntries {
+    /// Counts uses; an entry's stamp is the count at its last use.
+    clock: u64,
+    by_text: HashMap<String, (u64, Arc<QueryVector>)>,
+}
+
+impl RecentQueries {
+    pub(crate) fn new(capacity: usize) -> RecentQueries {
+        RecentQueries {
+            capacity,
+            entries: Mutex::default(),
+        }
+    }
+
+    /// The vector of `text`: remembered, or embedded by `model` (outside the lock, so that
+    /// other searches are not held up) and remembered.
+    pub(crate) fn vector(&self, text: &str, model: &dyn Embed) -> Arc<QueryVector> {
+        if self.capacity == 0 {
+            return Arc::new(QueryVector::new(&model.embed(text)));
+        }
+        {
+            let mut entries = self.lock();
+            entries.clock += 1;
+            let clock = entries.clock;
+            if let Some((stamp, vector)) = entries.by_text.get_mut(text) {
+                *stamp = clock;
+                return Arc::clone(vector);
+            }
+        }
+        let vector = Arc::new(QueryVector::new(&model.embed(text)));
+        let mut entries = self.lock();
+        if entries.by_text.len() >= self.capacity && !entries.by_text.contains_key(text) {
+            let oldest = entries
+                .by_text
+                .iter()
+                .min_by_key(|(_, (stamp, _))| *stamp)
+                .map(|(text, _)| text.clone());
+            if let Some(oldest) = oldest {
+                entries.by_text.remove(&oldest);
+            }
+        }
+        entries.clock += 1;
+        let clock = entries.clock;
+        entries
+            .by_text
+            .insert(text.to_owned(), (clock, Arc::clone(&vector)));
+        vector
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, RecentEntries> {
+        // The entries are whole after any panic elsewhere: a poisoned lock is still usable.
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -659,6 +732,79 @@ pub(crate) mod tests {
             pages.extend(page);
         }
         assert_eq!(pages, all);
+    }
+
+    /// [`Concepts`], noting every text it embeds.
+    struct Counting {
+        model: Concepts,
+        texts: Mutex<Vec<String>>,
+    }
+
+    impl Counting {
+        fn taken(&self) -> Vec<String> {
+            std::mem::take(&mut *self.texts.lock().unwrap())
+        }
+    }
+
+    impl Embed for Counting {
+        fn embed(&self, text: &str) -> Vec<f32> {
+            self.texts.lock().unwrap().push(text.to_owned());
+            self.model.embed(text)
+        }
+
+        fn dimensions(&self) -> usize {
+            self.model.dimensions()
+        }
+
+        fn model_id(&self) -> String {
+            self.model.model_id()
+        }
+    }
+
+    #[test]
+    fn the_next_page_and_a_repeated_query_are_not_embedded_again() {
+        let counting = Arc::new(Counting {
+            model: Concepts("concepts 1"),
+            texts: Mutex::default(),
+        });
+        let index = index(Some(Arc::clone(&counting) as Arc<dyn Embed>));
+        assert_eq!(
+            counting.taken().len(),
+            records().len(),
+            "one pass per record"
+        );
+        let query = "sign in to my account";
+        let page = |search: &SearchIndex, offset: usize, caller: Caller| {
+            let mut request = SearchRequest::new(query, caller);
+            request.offset = offset;
+            request.limit = 2;
+            ids(search, &request)
+        };
+        let first = page(&index.search, 0, Caller::Anonymous);
+        let second = page(&index.search, 2, Caller::Anonymous);
+        let signed_in = page(&index.search, 0, Caller::Authenticated);
+        assert_eq!(
+            counting.taken(),
+            [query],
+            "pages and callers share the vector"
+        );
+
+        // A reader that remembers nothing answers the same, embedding every time.
+        let forgetful = index.search.clone().remembering_queries(0);
+        assert_eq!(page(&forgetful, 0, Caller::Anonymous), first);
+        assert_eq!(page(&forgetful, 2, Caller::Anonymous), second);
+        assert_eq!(page(&forgetful, 0, Caller::Authenticated), signed_in);
+        assert_eq!(counting.taken(), [query, query, query]);
+
+        // Two entries: the least recently used goes first.
+        let two = index.search.remembering_queries(2);
+        for text in [
+            "invoice", "docker", "invoice", "weather", "invoice", "docker",
+        ] {
+            two.search(&SearchRequest::new(text, Caller::Anonymous))
+                .unwrap();
+        }
+        assert_eq!(counting.taken(), ["invoice", "docker", "weather", "docker"]);
     }
 
     #[test]
