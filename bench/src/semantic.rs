@@ -20,7 +20,8 @@ pub(crate) struct Timed {
     /// True while records are written; false while queries are searched.
     pub(crate) indexing: AtomicBool,
     records: Mutex<Vec<Duration>>,
-    queries: Mutex<Vec<Duration>>,
+    /// Each query's length in words, and its time.
+    queries: Mutex<Vec<(usize, Duration)>>,
 }
 
 impl Timed {
@@ -51,7 +52,8 @@ impl Embed for Timed {
         if self.indexing.load(Ordering::Relaxed) {
             self.records.lock().expect("times").push(took);
         } else {
-            self.queries.lock().expect("times").push(took);
+            let words = text.split_whitespace().count();
+            self.queries.lock().expect("times").push((words, took));
         }
         self.cache
             .lock()
@@ -144,18 +146,47 @@ pub(crate) fn relevance(
         ));
     }
     let (record_p50, record_p99) = percentiles(&model.records.lock().expect("times"));
-    let (query_p50, query_p99) = percentiles(&model.queries.lock().expect("times"));
+    let timed_queries = model.queries.lock().expect("times").clone();
+    let query_times: Vec<Duration> = timed_queries.iter().map(|(_, took)| *took).collect();
+    let (query_p50, query_p99) = percentiles(&query_times);
     let records = model.records.lock().expect("times").len();
-    let queries = model.queries.lock().expect("times").len();
     report.push_str(&format!(
         "\nThe model's cost on one thread: {records} records, median {} (p99 {}): about {:.0} \
-         records/s per core; {queries} queries, median {} (p99 {}).\n\n",
+         records/s per core; {} queries, median {} (p99 {}).\n\n",
         crate::ms(record_p50),
         crate::ms(record_p99),
         1.0 / record_p50.as_secs_f64().max(1e-9),
+        query_times.len(),
         crate::ms(query_p50),
         crate::ms(query_p99),
     ));
+    report.push_str(
+        "A query's vector by the query's length in words:\n\n\
+         | words | queries | median | p99 |\n| --- | ---: | ---: | ---: |\n",
+    );
+    for (low, high) in [(1, 3), (4, 6), (7, 9), (10, 20), (21, 40), (41, usize::MAX)] {
+        let times: Vec<Duration> = timed_queries
+            .iter()
+            .filter(|(words, _)| (low..=high).contains(words))
+            .map(|(_, took)| *took)
+            .collect();
+        if times.is_empty() {
+            continue;
+        }
+        let (p50, p99) = percentiles(&times);
+        let words = if high == usize::MAX {
+            format!("{low} or more")
+        } else {
+            format!("{low}–{high}")
+        };
+        report.push_str(&format!(
+            "| {words} | {} | {} | {} |\n",
+            times.len(),
+            crate::ms(p50),
+            crate::ms(p99)
+        ));
+    }
+    report.push('\n');
     Ok(())
 }
 
