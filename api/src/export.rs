@@ -257,8 +257,9 @@ pub(crate) fn unix_time(at: OffsetDateTime) -> u64 {
     u64::try_from(at.unix_timestamp()).unwrap_or(0)
 }
 
-/// Writes the records of `plan` in `request.layout` (blocking). Large files are spooled in
-/// `spool` (a folder on the target's file system), never held in memory.
+/// Writes the records of `plan` in `request.layout` (blocking). Large files are never held
+/// in memory: a file an archive needs the size of first is spooled in `spool` (a folder on
+/// the target's file system).
 pub(crate) fn write(
     state: &AppState,
     request: &ExportRequest,
@@ -294,15 +295,25 @@ pub(crate) fn write(
     match (request.layout, output) {
         (Layout::Jsonl, Output::Lines(lines)) => writer.jsonl(&ids, lines)?,
         (Layout::Jsonl, Output::Files(sink)) => {
-            let mut spooled = tempfile::tempfile_in(spool).map_err(|error| {
-                ApiError::Internal(format!("cannot spool in {}: {error}", spool.display()))
-            })?;
-            let mut hashing = Hashing::new(io::BufWriter::new(&mut spooled));
+            // A folder takes the lines in place; an archive needs their size before them, so
+            // they are spooled beside the target first.
+            let (mut file, spooled) = match sink.in_place(JSONL_FILE) {
+                Some(file) => (file.map_err(io_error)?, false),
+                None => {
+                    let file = tempfile::tempfile_in(spool).map_err(|error| {
+                        ApiError::Internal(format!("cannot spool in {}: {error}", spool.display()))
+                    })?;
+                    (file, true)
+                }
+            };
+            let mut hashing = Hashing::new(io::BufWriter::new(&mut file));
             writer.jsonl(&ids, &mut hashing)?;
             let (size, digest) = hashing.finish().map_err(io_error)?;
-            spooled.rewind().map_err(io_error)?;
-            sink.put_reader(JSONL_FILE, size, &mut spooled)
-                .map_err(io_error)?;
+            if spooled {
+                file.rewind().map_err(io_error)?;
+                sink.put_reader(JSONL_FILE, size, &mut file)
+                    .map_err(io_error)?;
+            }
             writer.recorded(JSONL_FILE, size, digest);
             writer.finish(sink)?;
         }

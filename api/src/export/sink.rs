@@ -20,6 +20,15 @@ pub(crate) trait Sink {
     /// Writes the file `path` with the `size` bytes `reader` yields (a large file that is
     /// not held in memory).
     fn put_reader(&mut self, path: &str, size: u64, reader: &mut dyn Read) -> io::Result<()>;
+
+    /// The file `path`, created to be written in place, where this sink can take a file
+    /// whose size is not known until it is written: a folder can; an archive cannot (an
+    /// entry's header holds its size), so such a file is spooled and given to
+    /// [`Sink::put_reader`].
+    fn in_place(&mut self, path: &str) -> Option<io::Result<fs::File>> {
+        let _ = path;
+        None
+    }
 }
 
 /// Refuses a path that could leave the export's root.
@@ -66,6 +75,10 @@ impl Sink for DirSink {
 
     fn put_reader(&mut self, path: &str, _size: u64, reader: &mut dyn Read) -> io::Result<()> {
         io::copy(reader, &mut self.create(path)?).map(|_| ())
+    }
+
+    fn in_place(&mut self, path: &str) -> Option<io::Result<fs::File>> {
+        Some(self.create(path))
     }
 }
 

@@ -297,6 +297,23 @@ fn jsonl_lines_are_the_api_records_and_an_archive_checks() {
         let record = runtime.block_on(get(&format!("/v1/skills/{id}"), As::Token));
         assert_eq!(&record.json(), line, "{id}");
     }
+
+    // A folder gets the same lines, written in place, and a manifest that checks them.
+    let folder = dir.path().join("export");
+    export(
+        &state(),
+        &request(Layout::Jsonl, Caller::Authenticated),
+        &folder,
+        false,
+    );
+    let in_place = std::fs::read(folder.join("skills.jsonl")).unwrap();
+    assert_eq!(in_place, files["skills.jsonl"]);
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(folder.join("manifest.json")).unwrap()).unwrap();
+    let listed = &json["files"].as_array().unwrap()[0];
+    assert_eq!(listed["path"], "skills.jsonl");
+    assert_eq!(listed["sha256"], Digest::of(&in_place).to_string());
+    assert_eq!(listed["size"], in_place.len());
 }
 
 #[test]
