@@ -5,7 +5,7 @@ use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
 use serde_json::Value;
 
-use crate::fixture::{As, assert_error_shape, get, redact, rpc, send_to, state};
+use crate::fixture::{As, assert_error_shape, get, hit_ids, redact, rpc, send_to, state};
 
 #[tokio::test]
 async fn search_returns_the_index_answer() {
@@ -432,22 +432,14 @@ async fn unknown_routes_and_methods_are_json_errors() {
 // agent clients refuse it, so it is not listed unless asked for.
 #[tokio::test]
 async fn search_lists_valid_and_lenient_skills_unless_asked_for_a_verdict() {
-    let ids = |body: &Value| -> Vec<String> {
-        body["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|hit| hit["id"].as_str().unwrap().to_owned())
-            .collect()
-    };
     let listed = get("/v1/search?limit=100", As::Anonymous).await.json();
-    assert!(!ids(&listed).contains(&"sloppy.test/Release-Notes".to_owned()));
+    assert!(!hit_ids(&listed).contains(&"sloppy.test/Release-Notes".to_owned()));
     assert_eq!(listed["facets"]["verdict"]["invalid"], 1);
 
     let invalid = get("/v1/search?verdict=invalid&limit=100", As::Anonymous)
         .await
         .json();
-    assert_eq!(ids(&invalid), ["sloppy.test/Release-Notes"]);
+    assert_eq!(hit_ids(&invalid), ["sloppy.test/Release-Notes"]);
 
     let every = get("/v1/search?verdict=any&limit=100", As::Anonymous)
         .await

@@ -305,3 +305,14 @@ pub(crate) fn assert_error_shape(reply: &Reply, code: &str) {
         "{json}"
     );
 }
+
+/// The ids of the hits of a search answer (`/v1/search` or the MCP `search_skills` tool), in
+/// order.
+pub(crate) fn hit_ids(body: &Value) -> Vec<String> {
+    body["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["id"].as_str().unwrap().to_owned())
+        .collect()
+}

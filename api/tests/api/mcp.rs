@@ -26,7 +26,7 @@ use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use url::Url;
 
-use crate::fixture::{self, PRIVATE_ID, TOKEN};
+use crate::fixture::{self, PRIVATE_ID, TOKEN, hit_ids};
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
@@ -314,16 +314,6 @@ async fn search_skills(client: &Client, arguments: Value) -> Value {
     let answer = call_search_skills(client, arguments).await;
     assert_ne!(answer.is_error, Some(true), "{answer:?}");
     answer.structured_content.unwrap()
-}
-
-/// The ids of the hits of a `search_skills` answer, in order.
-fn hit_ids(body: &Value) -> Vec<String> {
-    body["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|hit| hit["id"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 /// A stand-in sentence model: a text's vector counts its words of two topics (languages;
