@@ -163,12 +163,12 @@ async fn only_the_first_500_kib_of_robots_is_read() {
 
 // --- Retry-After, rate limits -------------------------------------------------------------
 
-/// Answers the first request for the index with `first`, the rest normally.
-fn limited_once(first: Reply) -> impl Fn(&Request) -> Reply + Send + Sync + 'static {
+/// Answers the first `count` requests for the index with `first`, then serves the clean site.
+fn index_first(count: usize, first: Reply) -> impl Fn(&Request) -> Reply + Send + Sync + 'static {
     let seen = AtomicUsize::new(0);
     let site = site_with_robots(Reply::not_found());
     move |request| {
-        if request.path == AGENT_INDEX && seen.fetch_add(1, Ordering::SeqCst) == 0 {
+        if request.path == AGENT_INDEX && seen.fetch_add(1, Ordering::SeqCst) < count {
             return first.clone();
         }
         site(request)
@@ -187,7 +187,11 @@ fn index_hits(server: &TestServer) -> Vec<crate::server::Hit> {
 
 #[tokio::test]
 async fn retry_after_in_seconds_is_honoured() {
-    let server = hostile_server(limited_once(Reply::status(429).header("Retry-After", "1"))).await;
+    let server = hostile_server(index_first(
+        1,
+        Reply::status(429).header("Retry-After", "1"),
+    ))
+    .await;
     let report = crawl_both(&server, test_config(&server)).await;
     assert_eq!(domain(&report, HOSTILE).outcome, Outcome::Ok);
     let hits = index_hits(&server);
@@ -200,7 +204,11 @@ async fn retry_after_in_seconds_is_honoured() {
 // crawled during the wait. See: the hardening issue, defect 3.
 #[tokio::test]
 async fn a_host_waiting_out_retry_after_does_not_hold_the_slot() {
-    let server = hostile_server(limited_once(Reply::status(429).header("Retry-After", "1"))).await;
+    let server = hostile_server(index_first(
+        1,
+        Reply::status(429).header("Retry-After", "1"),
+    ))
+    .await;
     let mut config = test_config(&server);
     config.concurrency = 1;
     let report = crawl_both(&server, config).await;
@@ -222,7 +230,8 @@ async fn retry_after_as_an_http_date_is_honoured() {
     // leaves a moment later, so the wait is more than 1.9 s (and the assertion below holds
     // with room for a loaded machine's scheduling).
     let date = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(3));
-    let server = hostile_server(limited_once(
+    let server = hostile_server(index_first(
+        1,
         Reply::status(503).header("Retry-After", &date),
     ))
     .await;
@@ -236,7 +245,8 @@ async fn retry_after_as_an_http_date_is_honoured() {
 
 #[tokio::test]
 async fn a_retry_after_over_the_cap_leaves_the_host_for_the_next_crawl() {
-    let server = hostile_server(limited_once(
+    let server = hostile_server(index_first(
+        1,
         Reply::status(429).header("Retry-After", "3600"),
     ))
     .await;
@@ -289,21 +299,9 @@ async fn persistent_503_is_retried_twice_then_reported() {
 
 // --- Connections reset mid-request ---------------------------------------------------------
 
-/// Resets the connection of the first `resets` index requests, then serves the clean site.
-fn reset_first(resets: usize) -> impl Fn(&Request) -> Reply + Send + Sync + 'static {
-    let seen = AtomicUsize::new(0);
-    let site = site_with_robots(Reply::not_found());
-    move |request| {
-        if request.path == AGENT_INDEX && seen.fetch_add(1, Ordering::SeqCst) < resets {
-            return Reply::Reset;
-        }
-        site(request)
-    }
-}
-
 #[tokio::test]
 async fn a_reset_connection_is_retried_and_the_skills_come_through() {
-    let server = hostile_server(reset_first(2)).await;
+    let server = hostile_server(index_first(2, Reply::Reset)).await;
     let report = crawl_both(&server, test_config(&server)).await;
     let line = domain(&report, HOSTILE);
     assert_eq!(
@@ -316,7 +314,7 @@ async fn a_reset_connection_is_retried_and_the_skills_come_through() {
 
 #[tokio::test]
 async fn a_connection_reset_every_time_is_reported_after_the_retries() {
-    let server = hostile_server(reset_first(usize::MAX)).await;
+    let server = hostile_server(index_first(usize::MAX, Reply::Reset)).await;
     let report = crawl_both(&server, test_config(&server)).await;
     let (outcome, codes) = hostile_line(&report);
     assert_eq!(
