@@ -183,8 +183,9 @@ impl SearchIndex {
     }
 
     /// Returns what made the index's vectors, as the last commit recorded it: the model's
-    /// [`Embed::model_id`] and how much of a record's body it read (`…; 600 body
-    /// characters`); `None`: no model, or no commit yet.
+    /// [`Embed::model_id`] and how much of a record's body it read (`…; N body characters`,
+    /// N being [`BODY_CHARS`](crate::semantic::BODY_CHARS)); `None`: no model, or no commit
+    /// yet.
     pub fn written_with(&self) -> Result<Option<String>> {
         let metas = self
             .inner

@@ -273,9 +273,9 @@ pub const RECENT_QUERIES: usize = 256;
 
 /// The vectors of the latest distinct queries, by their text: the next page of a search, or
 /// a query many people type, is not embedded again (a query's transformer pass is 11 ms and
-/// more, about 40 % of a search with the model at 100,000 records; docs/BENCHMARKS.md). At most `capacity` entries (a query is at most
-/// [`MAX_QUERY_CHARS`](crate::MAX_QUERY_CHARS) characters); the least recently used goes
-/// first. Shared by the clones of a reader.
+/// more, about 40 % of a search with the model at 100,000 records; docs/BENCHMARKS.md). At
+/// most `capacity` entries (a query is at most [`MAX_QUERY_CHARS`](crate::MAX_QUERY_CHARS)
+/// characters); the least recently used goes first. Shared by the clones of a reader.
 #[derive(Debug)]
 pub(crate) struct RecentQueries {
     capacity: usize,
@@ -287,6 +287,14 @@ struct RecentEntries {
     /// Counts uses; an entry's stamp is the count at its last use.
     clock: u64,
     by_text: HashMap<String, (u64, Arc<QueryVector>)>,
+}
+
+impl RecentEntries {
+    /// Counts a use and returns its stamp.
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
 }
 
 impl RecentQueries {
@@ -305,8 +313,7 @@ impl RecentQueries {
         }
         {
             let mut entries = self.lock();
-            entries.clock += 1;
-            let clock = entries.clock;
+            let clock = entries.tick();
             if let Some((stamp, vector)) = entries.by_text.get_mut(text) {
                 *stamp = clock;
                 return Arc::clone(vector);
@@ -324,8 +331,7 @@ impl RecentQueries {
                 entries.by_text.remove(&oldest);
             }
         }
-        entries.clock += 1;
-        let clock = entries.clock;
+        let clock = entries.tick();
         entries
             .by_text
             .insert(text.to_owned(), (clock, Arc::clone(&vector)));
