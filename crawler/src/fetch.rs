@@ -14,8 +14,9 @@
 //! 4. the host's turn ([`crate::politeness`]): one request in flight per host, spaced;
 //! 5. the request, with a connect and a whole-request timeout, the body streamed against a
 //!    byte cap that counts decompressed bytes (a gzip bomb is `too_large`, not an OOM);
-//! 6. `429`/`503` honour `Retry-After` (both forms, capped), other transient failures are
-//!    retried with backoff, a timeout is not retried;
+//! 6. `429`/`503` honour `Retry-After` (both forms, capped), other transient failures (a
+//!    connection reset, or closed before the answer) are retried with backoff, a timeout is
+//!    not retried;
 //! 7. redirects are followed by hand, each hop going through steps 1-6 again; credentials are
 //!    attached per hop, so they never follow a redirect to another host.
 //!
@@ -1157,10 +1158,14 @@ fn classify(url: &Url, error: &reqwest::Error) -> FetchFailure {
     )
 }
 
-/// True for failures worth retrying: the connection was reset or closed mid-way.
+/// True for failures worth retrying: the connection was reset, or closed before the answer
+/// was complete.
 fn is_transient(error: &reqwest::Error) -> bool {
     if error.is_timeout() || find_source::<RefusedAddress>(error).is_some() {
         return false;
+    }
+    if find_source::<hyper::Error>(error).is_some_and(hyper::Error::is_incomplete_message) {
+        return true;
     }
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(current) = source {

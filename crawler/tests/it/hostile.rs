@@ -331,6 +331,38 @@ async fn a_connection_reset_every_time_is_reported_after_the_retries() {
     assert_eq!(index_hits(&server).len(), 3, "one request and two retries");
 }
 
+#[tokio::test]
+async fn a_connection_closed_without_an_answer_is_retried() {
+    let server = hostile_server(index_first(2, Reply::Close)).await;
+    let report = crawl_both(&server, test_config(&server)).await;
+    let line = domain(&report, HOSTILE);
+    assert_eq!(
+        (line.outcome, line.skills, line.errors.len()),
+        (Outcome::Ok, 1, 0),
+        "{line:?}"
+    );
+    assert_eq!(index_hits(&server).len(), 3, "two closes, then the answer");
+}
+
+#[tokio::test]
+async fn a_connection_closed_every_time_is_reported_after_the_retries() {
+    let server = hostile_server(index_first(usize::MAX, Reply::Close)).await;
+    let report = crawl_both(&server, test_config(&server)).await;
+    let (outcome, codes) = hostile_line(&report);
+    assert_eq!(
+        (outcome, codes),
+        (Outcome::Error, vec!["invalid_response".to_owned()])
+    );
+    let error = &domain(&report, HOSTILE).errors[0];
+    assert!(error.url.ends_with(AGENT_INDEX), "{error:?}");
+    assert!(
+        error.message.contains("closed") && error.message.ends_with("after 2 retries"),
+        "{}",
+        error.message
+    );
+    assert_eq!(index_hits(&server).len(), 3, "one request and two retries");
+}
+
 // --- Redirects and the SSRF guard ---------------------------------------------------------
 
 /// Redirects the index through `hops` redirects (`/hop/1` … `/hop/N`) to the real index.

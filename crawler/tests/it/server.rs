@@ -72,6 +72,8 @@ pub(crate) enum Reply {
     Hang,
     /// Read the request and reset the connection (a TCP RST, no response).
     Reset,
+    /// Read the request and close the connection cleanly (a FIN, no response).
+    Close,
 }
 
 impl Reply {
@@ -333,7 +335,7 @@ async fn serve_connection<S: Connection>(
                 status: match &reply {
                     Reply::Full { status, .. } => *status,
                     Reply::Drip { .. } | Reply::LyingLength { .. } | Reply::Chunked { .. } => 200,
-                    Reply::Hang | Reply::Reset => 0,
+                    Reply::Hang | Reply::Reset | Reply::Close => 0,
                 },
                 started,
                 replied: started,
@@ -344,6 +346,9 @@ async fn serve_connection<S: Connection>(
         if let Reply::Reset = reply {
             // Dropping the stream with a zero linger resets the connection.
             return stream.reset_on_close();
+        }
+        if let Reply::Close = reply {
+            return stream.shutdown().await;
         }
         hits.lock().unwrap()[position].replied = Instant::now();
         let written = write_reply(&mut stream, &reply).await;
@@ -461,6 +466,6 @@ async fn write_reply<S: AsyncWrite + Unpin>(
             tokio::time::sleep(Duration::from_secs(3600)).await;
             Ok(false)
         }
-        Reply::Reset => Ok(false),
+        Reply::Reset | Reply::Close => Ok(false),
     }
 }
