@@ -59,6 +59,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(health::metrics))
         .route("/", get(web::home))
+        .route("/search", get(web::search_redirect))
         .route("/skill/{domain}/{name}", get(web::skill))
         .route("/domains", get(web::domains))
         .route("/domains/{domain}", get(web::domain))

@@ -2,7 +2,7 @@
 //!
 //! - `GET /?q=&type=&access=&verdict=&domain=&format=&license=&tag=&limit=&offset=`
 //!   (`search.rs`): search (empty `q` browses), facets as links that add or remove a filter,
-//!   pages.
+//!   pages. `GET /search?…` redirects there with its parameters.
 //! - `GET /skill/{domain}/{name}` (`skill.rs`): a record: metadata, verdicts with every
 //!   diagnostic and its fix, SKILL.md rendered with publisher HTML shown as text
 //!   (`markdown.rs`), files, install snippets.
@@ -29,7 +29,7 @@ mod skill;
 pub(crate) use assets::asset;
 pub(crate) use domains::domains;
 pub(crate) use publisher::domain;
-pub(crate) use search::home;
+pub(crate) use search::{home, search_redirect};
 pub(crate) use skill::skill;
 
 use axum::http::header::{
@@ -182,6 +182,7 @@ pub(crate) fn overloaded_page() -> Response {
 /// Returns true for the paths of the web pages (which answer errors as pages).
 pub(crate) fn is_page_path(path: &str) -> bool {
     path == "/"
+        || path == "/search"
         || path == "/domains"
         || path.starts_with("/skill/")
         || path.starts_with("/domains/")

@@ -6,6 +6,9 @@
 use std::collections::HashMap;
 
 use axum::extract::State;
+use axum::http::header::LOCATION;
+use axum::http::{HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
 use formats::{Skill, Verdict};
 use indexer::{FacetCounts, Filters, SearchHit, SearchRequest, SearchResults};
 use maud::{Markup, html};
@@ -33,6 +36,17 @@ const FILTERS: [(&str, &str); 7] = [
 
 /// How many values of a facet are shown.
 const FACET_VALUES: usize = 12;
+
+/// `GET /search?…`: the search page is `/?…`, so a guessed `/search` link is sent there
+/// with its parameters, permanently.
+pub(crate) async fn search_redirect(uri: Uri) -> Response {
+    let location = match uri.query() {
+        Some(query) if !query.is_empty() => format!("/?{query}"),
+        _ => "/".to_owned(),
+    };
+    let location = HeaderValue::from_str(&location).unwrap_or(HeaderValue::from_static("/"));
+    (StatusCode::PERMANENT_REDIRECT, [(LOCATION, location)]).into_response()
+}
 
 /// `GET /`: the search page.
 pub(crate) async fn home(

@@ -24,6 +24,19 @@ async fn the_search_page_lists_hits_with_facets_and_snippets() {
 }
 
 #[tokio::test]
+async fn a_guessed_search_path_redirects_to_the_search_page_with_its_parameters() {
+    for (uri, location) in [
+        ("/search?q=pdf%20merge&type=api", "/?q=pdf%20merge&type=api"),
+        ("/search?", "/"),
+        ("/search", "/"),
+    ] {
+        let page = get(uri, As::Anonymous).await;
+        assert_eq!(page.status, StatusCode::PERMANENT_REDIRECT, "{uri}");
+        assert_eq!(page.header(header::LOCATION), Some(location), "{uri}");
+    }
+}
+
+#[tokio::test]
 async fn filters_show_as_removable_chips_and_pages_link() {
     let html = get("/?type=api&limit=1", As::Anonymous).await.text();
     assert!(html.contains("class=\"chip\""), "{html}");
