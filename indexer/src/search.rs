@@ -1214,6 +1214,35 @@ mod tests {
         }
     }
 
+    // The search issue's own example ("turn this scanned contract into text"): the skill
+    // that reads scans says OCR and never "scanned".
+    #[test]
+    fn a_scanned_document_finds_the_ocr_skill() {
+        let index = index_of(&[
+            skill(
+                "a.test",
+                "secret-scanning",
+                "Secret scanning",
+                "Finds leaked keys in a repository.",
+            ),
+            skill(
+                "a.test",
+                "page-reader",
+                "Page reader",
+                "Reads page images into plain text with OCR.",
+            ),
+        ]);
+        let results = search(&index, "my scanned contracts", Caller::Anonymous);
+        assert!(
+            ids(&results).contains(&"a.test/page-reader".to_owned()),
+            "{:?}",
+            ids(&results)
+        );
+        // One way only: OCR does not bring in scans.
+        let results = search(&index, "ocr", Caller::Anonymous);
+        assert_eq!(ids(&results), ["a.test/page-reader"]);
+    }
+
     #[test]
     fn task_boilerplate_does_not_change_the_answer() {
         let index = index_of(&[

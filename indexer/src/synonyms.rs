@@ -4,7 +4,8 @@
 //! The table is small and written by hand: each group lists words or short phrases that mean
 //! the same in skill descriptions, and a query holding any of them also searches for the
 //! others ([`SYNONYM_WEIGHT`]). Only unambiguous pairs belong here: `cv` (computer vision or
-//! résumé) and `cd` do not.
+//! résumé) and `cd` do not. A second, one-way table names what a kind of input implies: a
+//! `scanned` or `handwritten` document is read with OCR, while OCR does not mean a scan.
 
 /// How much a synonym counts beside a word the user typed: as much (measured: 0.3, 0.6, 0.8,
 /// 1.0 and 1.5 were tried on the tuning sets; 1.0 ranked best).
@@ -66,6 +67,14 @@ const GROUPS: &[&[&str]] = &[
     &["stt", "speech to text", "transcription"],
 ];
 
+/// Words that name a kind of input whose handling has its own name in skill text, searched
+/// one way only: a scanned document is read with OCR, but OCR does not mean a scan.
+const IMPLIES: &[(&str, &[&str])] = &[
+    ("scanned", &["ocr"]),
+    ("handwritten", &["ocr"]),
+    ("handwriting", &["ocr"]),
+];
+
 /// Returns the synonyms of what `words` (a query's lowercased words, in order) holds: for
 /// every group member found (a word, or a phrase as consecutive words), the group's other
 /// members, each once and never one the query already holds.
@@ -80,6 +89,15 @@ pub(crate) fn expansions(words: &[String]) -> Vec<&'static str> {
         for member in group.iter().filter(|member| !present(member)) {
             if !out.contains(member) {
                 out.push(member);
+            }
+        }
+    }
+    for (word, implied) in IMPLIES {
+        if words.iter().any(|typed| typed == word) {
+            for member in *implied {
+                if !words.iter().any(|typed| typed == member) && !out.contains(member) {
+                    out.push(member);
+                }
             }
         }
     }
@@ -114,6 +132,23 @@ mod tests {
     }
 
     #[test]
+    fn implied_words_expand_one_way() {
+        assert_eq!(expansions(&words("a scanned contract")), ["ocr"]);
+        assert_eq!(expansions(&words("scanned handwritten notes")), ["ocr"]);
+        // Nothing the query holds, and nothing back: OCR is not a scan.
+        assert_eq!(
+            expansions(&words("ocr the scanned page")),
+            ["optical character recognition", "text recognition"]
+        );
+        assert_eq!(
+            expansions(&words("ocr a page")),
+            ["optical character recognition", "text recognition"]
+        );
+        // Only the word itself: `scanning` a repository for secrets is no OCR.
+        assert!(expansions(&words("scanning for secrets")).is_empty());
+    }
+
+    #[test]
     fn only_whole_words_match() {
         // `js` inside `json`, `pr` inside `print`, `ml` inside `html`: no expansion.
         assert!(expansions(&words("parse json and print html")).is_empty());
@@ -127,6 +162,10 @@ mod tests {
 
     #[test]
     fn the_table_is_well_formed() {
+        for (word, implied) in IMPLIES {
+            assert_eq!(*word, word.to_lowercase(), "{word}");
+            assert!(!implied.is_empty() && !implied.contains(word), "{word}");
+        }
         for group in GROUPS {
             assert!(group.len() >= 2, "{group:?}");
             for member in *group {
