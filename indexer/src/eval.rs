@@ -224,7 +224,7 @@ mod tests {
         })
         .unwrap();
         let all: Vec<&formats::Skill> = records.iter().collect();
-        for (record, vector) in records.iter().zip(writer.vectors(&all)) {
+        for (record, vector) in records.iter().zip(writer.vectors(&all).unwrap()) {
             writer.upsert_with(record, vector).unwrap();
         }
         writer.commit(1).unwrap();

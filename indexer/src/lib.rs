@@ -72,6 +72,7 @@ mod synonyms;
 pub mod tokenizer;
 mod writer;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -153,7 +154,8 @@ impl Index {
     /// An index written with another [`SCHEMA_VERSION`] (or another schema), or with another
     /// model than [`IndexConfig::model`] (or with one when it is `None`, or without one when
     /// it is not), is deleted and created anew, empty; the next [`sync`] rebuilds it from the
-    /// crawl store. Fails with
+    /// crawl store. When only the schema differs, the old index's vectors are read first and
+    /// the rebuild stores them again for records whose text is unchanged. Fails with
     /// [`Error::Locked`] when another writer holds the index.
     pub fn open_or_create(dir: &Path, config: IndexConfig) -> Result<Index> {
         let io_error = |source: std::io::Error| Error::Index {
@@ -162,7 +164,7 @@ impl Index {
         };
         std::fs::create_dir_all(dir).map_err(io_error)?;
         let (schema, _) = schema::build();
-        let index = if search::has_index(dir) {
+        let (index, carried) = if search::has_index(dir) {
             let existing = tantivy::Index::open_in_dir(dir).map_err(Error::index("open"))?;
             let payload = existing
                 .load_metas()
@@ -177,8 +179,15 @@ impl Index {
             // A new index has no payload; any other was written with a model or without.
             let same_model = version.is_none() || written_with == model;
             if same_schema && same_model {
-                Some(existing)
+                (Some(existing), HashMap::new())
             } else {
+                // Another schema, the same model: the vectors are still good for the
+                // records whose text is unchanged.
+                let carried = if same_model && model.is_some() {
+                    carry_vectors(&existing)
+                } else {
+                    HashMap::new()
+                };
                 if same_schema {
                     tracing::warn!(
                         dir = %dir.display(),
@@ -197,29 +206,35 @@ impl Index {
                 drop(existing);
                 std::fs::remove_dir_all(dir).map_err(io_error)?;
                 std::fs::create_dir_all(dir).map_err(io_error)?;
-                None
+                (None, carried)
             }
         } else {
-            None
+            (None, HashMap::new())
         };
 
         let index = match index {
             Some(index) => index,
             None => tantivy::Index::create_in_dir(dir, schema).map_err(Error::index("create"))?,
         };
-        Index::from_tantivy(index, config, Some(dir))
+        Index::from_tantivy(index, config, Some(dir), carried)
     }
 
     /// Creates an empty index in memory, for tests and tools.
     pub fn create_in_ram(config: IndexConfig) -> Result<Index> {
         let (schema, _) = schema::build();
-        Index::from_tantivy(tantivy::Index::create_in_ram(schema), config, None)
+        Index::from_tantivy(
+            tantivy::Index::create_in_ram(schema),
+            config,
+            None,
+            HashMap::new(),
+        )
     }
 
     fn from_tantivy(
         index: tantivy::Index,
         config: IndexConfig,
         dir: Option<&Path>,
+        carried: HashMap<String, Vec<u8>>,
     ) -> Result<Index> {
         let mut search = SearchIndex::from_tantivy(index.clone())?;
         let writer = match config.writer_threads {
@@ -249,9 +264,36 @@ impl Index {
                 committed_seq,
                 config.sync_batch,
                 config.model,
+                carried,
             ),
             search,
         })
+    }
+}
+
+/// The vectors of an index about to be rebuilt for another schema, by record id (see
+/// [`IndexWriterHandle`]'s reuse of vectors). An index that cannot be read carries nothing
+/// over: the rebuild then runs the model on every record, as it would anyway.
+fn carry_vectors(index: &tantivy::Index) -> HashMap<String, Vec<u8>> {
+    let searcher = match index.reader() {
+        Ok(reader) => reader.searcher(),
+        Err(error) => {
+            tracing::warn!(%error, "the old index cannot be read; its vectors are made again");
+            return HashMap::new();
+        }
+    };
+    match semantic::stored_vectors(&searcher) {
+        Ok(vectors) => {
+            tracing::info!(
+                vectors = vectors.len(),
+                "vectors carried over to the rebuilt index"
+            );
+            vectors
+        }
+        Err(error) => {
+            tracing::warn!(%error, "the old index's vectors cannot be read; they are made again");
+            HashMap::new()
+        }
     }
 }
 

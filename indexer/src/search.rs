@@ -195,6 +195,11 @@ impl SearchIndex {
         Ok(CommitPayload::read(metas.payload.as_deref()).and_then(|payload| payload.model))
     }
 
+    /// A searcher of the latest commit this reader has loaded.
+    pub(crate) fn searcher(&self) -> tantivy::Searcher {
+        self.inner.reader.searcher()
+    }
+
     pub(crate) fn fields(&self) -> &Fields {
         &self.inner.fields
     }

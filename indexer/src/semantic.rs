@@ -4,10 +4,11 @@
 //! - [`Embed`]: what a model must do (the crate's model is [`crate::embed::Embedder`];
 //!   tests use small stand-ins).
 //! - [`record_text`]: what the model reads of a record.
-//! - Vectors are stored in the index, one per record, quantised to 8 bits (`encode`), in a
-//!   bytes fast field; a searcher reads a segment's vectors once into memory
-//!   (`VectorCache`) and scores every record of it against the query (`NearestQuery`), under
-//!   the same filters and access policy as the words.
+//! - Vectors are stored in the index, one per record, quantised to 8 bits, in a bytes fast
+//!   field, with a digest of the text they were made from, so that a record written again
+//!   with the same text keeps its vector (`stored`). A searcher reads a segment's vectors
+//!   once into memory (`VectorCache`) and scores every record of it against the query
+//!   (`NearestQuery`), under the same filters and access policy as the words.
 //! - `fuse`: a weighted sum of the two rankings' scores, each scaled to 0–1 first.
 //! - `RecentQueries`: the vectors of the latest queries, so that the next page of a search
 //!   is not embedded again.
@@ -26,6 +27,11 @@ use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
 
 use crate::schema::names;
 use crate::segment_cache::SegmentCache;
+
+mod stored;
+
+use stored::decode;
+pub(crate) use stored::{Source, encode, reusable, stored_vector, stored_vectors};
 
 /// A sentence-embedding model: text in, a unit vector out. `Send + Sync`: one model serves
 /// every search thread.
@@ -72,10 +78,6 @@ pub const WORDS_DEPTH: usize = 100;
 /// The words' share of a fused score; the model's is the rest. Chosen on the tuning sets
 /// (0.4–0.7 tried; docs/BENCHMARKS.md).
 pub const WORDS_SHARE: f32 = 0.5;
-/// The format version of a stored vector.
-const VECTOR_FORMAT: u8 = 1;
-/// Bytes before a stored vector's components: format, dimensions (u16), scale (f32).
-const VECTOR_HEADER: usize = 1 + 2 + 4;
 
 /// Returns what the model reads of `skill`: title, description, declared inputs (their
 /// descriptions), tags, and the first [`BODY_CHARS`] characters of the body with fenced
@@ -140,41 +142,6 @@ fn body_text(body: &str) -> String {
         chars += 1;
     }
     out
-}
-
-/// Stores a unit vector in `VECTOR_HEADER + dimensions` bytes: each component scaled to
-/// -127..=127 by the largest magnitude. Cosine rankings keep their order to within the
-/// rounding (about 0.4 % of the largest component).
-pub(crate) fn encode(vector: &[f32]) -> Vec<u8> {
-    let largest = vector.iter().fold(0f32, |max, x| max.max(x.abs()));
-    let scale = if largest > 0.0 { largest / 127.0 } else { 1.0 };
-    let dims = u16::try_from(vector.len()).unwrap_or(u16::MAX);
-    let mut bytes = Vec::with_capacity(VECTOR_HEADER + vector.len());
-    bytes.push(VECTOR_FORMAT);
-    bytes.extend_from_slice(&dims.to_le_bytes());
-    bytes.extend_from_slice(&scale.to_le_bytes());
-    for x in vector.iter().take(usize::from(dims)) {
-        // In range by construction; `as` saturates anyway.
-        bytes.push((x / scale).round() as i8 as u8);
-    }
-    bytes
-}
-
-/// Reads a stored vector: its scale and components, or `None` when it is not one of
-/// `dimensions` components in the current format.
-fn decode(bytes: &[u8], dimensions: usize) -> Option<(f32, impl Iterator<Item = i8> + '_)> {
-    if bytes.len() != VECTOR_HEADER + dimensions || bytes[0] != VECTOR_FORMAT {
-        return None;
-    }
-    let dims = u16::from_le_bytes([bytes[1], bytes[2]]);
-    if usize::from(dims) != dimensions {
-        return None;
-    }
-    let scale = f32::from_le_bytes([bytes[3], bytes[4], bytes[5], bytes[6]]);
-    if !scale.is_finite() {
-        return None;
-    }
-    Some((scale, bytes[VECTOR_HEADER..].iter().map(|byte| *byte as i8)))
 }
 
 /// One segment's vectors, in memory: document `d` has components
@@ -915,30 +882,6 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn vectors_round_trip_within_the_rounding() {
-        let vector: Vec<f32> = (0..384).map(|i| ((i as f32) * 0.37).sin()).collect();
-        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let unit: Vec<f32> = vector.iter().map(|x| x / norm).collect();
-        let bytes = encode(&unit);
-        assert_eq!(bytes.len(), VECTOR_HEADER + 384);
-        let (scale, components) = decode(&bytes, 384).unwrap();
-        for (x, c) in unit.iter().zip(components) {
-            assert!((x - f32::from(c) * scale).abs() <= scale / 2.0 + 1e-6);
-        }
-        // The wrong length, format or dimensions is no vector.
-        assert!(decode(&bytes, 383).is_none());
-        assert!(decode(&bytes[..100], 384).is_none());
-        let mut other = bytes.clone();
-        other[0] = 9;
-        assert!(decode(&other, 384).is_none());
-        // A zero vector encodes without dividing by zero.
-        let zero = encode(&[0.0; 4]);
-        let (scale, mut components) = decode(&zero, 4).unwrap();
-        assert_eq!(scale, 1.0);
-        assert!(components.all(|c| c == 0));
-    }
-
-    #[test]
     fn integer_similarity_is_the_cosine_to_within_the_rounding() {
         let unit = |seed: f32| {
             let v: Vec<f32> = (0..384).map(|i| ((i as f32) * seed).sin()).collect();
@@ -947,7 +890,7 @@ pub(crate) mod tests {
         };
         let (doc, query) = (unit(0.37), unit(0.41));
         let exact: f32 = doc.iter().zip(&query).map(|(a, b)| a * b).sum();
-        let stored = encode(&doc);
+        let stored = encode(&doc, Source::of("doc"));
         let (scale, components) = decode(&stored, 384).unwrap();
         let vectors = SegmentVectors {
             dimensions: 384,

@@ -54,6 +54,7 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
         seq = 0;
         stats.rebuilt = true;
         if store_seq == 0 {
+            writer.drop_carried_vectors();
             writer.commit(0)?;
             stats.commits += 1;
             stats.to_seq = 0;
@@ -75,7 +76,7 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
             .filter(|change| !change.is_tombstone())
             .map(|change| &change.skill)
             .collect();
-        let mut vectors = writer.vectors(&upserts).into_iter();
+        let mut vectors = writer.vectors(&upserts)?.into_iter();
         for change in &changes {
             if change.is_tombstone() {
                 writer.delete(&change.skill.id)?;
@@ -95,6 +96,7 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
         writer.commit(seq)?;
         stats.commits += 1;
     }
+    writer.drop_carried_vectors();
     stats.to_seq = seq;
     if stats.upserted + stats.deleted > 0 {
         tracing::info!(
@@ -291,6 +293,120 @@ mod tests {
                 crate::semantic::BODY_CHARS
             ))
         );
+    }
+
+    /// Finds by meaning alone (no word of the query is in any record).
+    fn found_by_vector(search: &crate::SearchIndex) -> Vec<String> {
+        let request = crate::SearchRequest::new("my invoice pile", Caller::Anonymous);
+        let mut found: Vec<String> = search
+            .search(&request)
+            .unwrap()
+            .hits
+            .iter()
+            .map(|hit| hit.id.to_string())
+            .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn a_record_written_again_with_the_same_text_keeps_its_vector() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        let store = Store::open(dir.path()).unwrap();
+        let model = std::sync::Arc::new(Counting(
+            crate::semantic::tests::Concepts("concepts"),
+            std::sync::Mutex::new(0),
+        ));
+        // One change per commit: a rebuild's later batches no longer see the old records
+        // in the index, so what they reuse must have been carried over.
+        let config = IndexConfig {
+            sync_batch: 1,
+            model: Some(model.clone()),
+            ..IndexConfig::default()
+        };
+        // Texts the model read (records, and the queries of `found_by_vector`).
+        let embedded = || *model.1.lock().unwrap();
+        let Index { mut writer, search } = Index::open_or_create(&path, config.clone()).unwrap();
+        store
+            .blocking()
+            .apply_domain(
+                &status(T1),
+                records(&["alpha", "beta"], "Bills and receipts."),
+                T1,
+            )
+            .unwrap();
+        sync(&store, &mut writer).unwrap();
+        assert_eq!(embedded(), 2);
+
+        // alpha changes where the model does not read (its version), beta where it does.
+        let mut changed = records(&["alpha", "beta"], "Bills and receipts.");
+        changed[0].version = Some("2.0.0".to_owned());
+        changed[1].description = "Bills, receipts and invoices.".to_owned();
+        store
+            .blocking()
+            .apply_domain(&status(T2), changed, T2)
+            .unwrap();
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!(
+            (stats.upserted, embedded()),
+            (2, 3),
+            "only beta is read again"
+        );
+        assert_eq!(found_by_vector(&search), ["a.test/alpha", "a.test/beta"]);
+
+        // Rebuilt for another schema with the same model: every vector is carried over.
+        drop((writer, search));
+        crate::writer::overwrite_payload(
+            &path,
+            &format!(
+                r#"{{"schema_version":999,"seq":4,"model":"concepts; {} body characters"}}"#,
+                crate::semantic::BODY_CHARS
+            ),
+        );
+        let Index { mut writer, search } = Index::open_or_create(&path, config.clone()).unwrap();
+        assert_eq!(search.num_docs(), 0, "rebuilt");
+        let before = embedded();
+        let stats = sync(&store, &mut writer).unwrap();
+        assert_eq!((stats.upserted, embedded() - before), (2, 0));
+        assert_eq!(found_by_vector(&search), ["a.test/alpha", "a.test/beta"]);
+
+        // The store starts again (the index is ahead of it): cleared, and the records that
+        // come back unchanged keep their vectors; a new one is read.
+        let again = Store::open(&dir.path().join("again")).unwrap();
+        // gamma first: alpha comes in a later batch, after the clear is committed.
+        let mut back = records(&["gamma", "alpha"], "Bills and receipts.");
+        back[1].version = Some("2.0.0".to_owned());
+        again
+            .blocking()
+            .apply_domain(&status(T2), back, T2)
+            .unwrap();
+        let before = embedded();
+        let stats = sync(&again, &mut writer).unwrap();
+        assert!(stats.rebuilt);
+        assert_eq!(
+            (stats.upserted, embedded() - before),
+            (2, 1),
+            "only gamma is read"
+        );
+        assert_eq!(found_by_vector(&search), ["a.test/alpha", "a.test/gamma"]);
+
+        // Another model: nothing is carried over.
+        drop((writer, search));
+        let other = std::sync::Arc::new(Counting(
+            crate::semantic::tests::Concepts("other concepts"),
+            std::sync::Mutex::new(0),
+        ));
+        let Index { mut writer, .. } = Index::open_or_create(
+            &path,
+            IndexConfig {
+                model: Some(other.clone()),
+                ..config
+            },
+        )
+        .unwrap();
+        sync(&again, &mut writer).unwrap();
+        assert_eq!(*other.1.lock().unwrap(), 2);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The one writer of the index: upserts by id, deletes, and commits that record how far the
 //! crawl store's change log has been applied.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use formats::{Skill, SkillId};
@@ -11,7 +12,9 @@ use crate::document::to_document;
 use crate::error::{Error, Result};
 use crate::schema::SCHEMA_VERSION;
 use crate::search::SearchIndex;
-use crate::semantic::{Embed, encode, record_text};
+use crate::semantic::{
+    Embed, Source, encode, record_text, reusable, stored_vector, stored_vectors,
+};
 
 /// What each commit records in tantivy's commit payload.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +51,9 @@ pub struct IndexWriterHandle {
     words: tantivy::tokenizer::TextAnalyzer,
     /// The model that gives each record its vector, if any.
     model: Option<Arc<dyn Embed>>,
+    /// Vectors kept from before the index was cleared or rebuilt, by record id: a record
+    /// written again with the same text takes its vector from here, once.
+    carried: HashMap<String, Vec<u8>>,
 }
 
 impl std::fmt::Debug for IndexWriterHandle {
@@ -66,6 +72,7 @@ impl IndexWriterHandle {
         committed_seq: u64,
         sync_batch: usize,
         model: Option<Arc<dyn Embed>>,
+        carried: HashMap<String, Vec<u8>>,
     ) -> IndexWriterHandle {
         IndexWriterHandle {
             writer,
@@ -75,34 +82,56 @@ impl IndexWriterHandle {
             sync_batch,
             words: crate::tokenizer::words_analyzer(),
             model,
+            carried,
         }
     }
 
     /// Adds `skill`, replacing any record with the same id. With a model, the record's
-    /// vector is computed here (a transformer pass: tens of milliseconds).
+    /// vector is computed here (a transformer pass: tens of milliseconds), unless the index
+    /// holds one made from the same text.
     pub fn upsert(&mut self, skill: &Skill) -> Result<()> {
-        let vector = self
-            .model
-            .as_ref()
-            .map(|model| encode(&model.embed(&record_text(skill))));
+        let vector = self.vectors(&[skill])?.pop().flatten();
         self.upsert_with(skill, vector)
     }
 
-    /// The stored vectors of `skills`, in order, computed on every core; `None` each
-    /// without a model.
-    pub(crate) fn vectors(&self, skills: &[&Skill]) -> Vec<Option<Vec<u8>>> {
-        let Some(model) = &self.model else {
-            return vec![None; skills.len()];
+    /// The stored vectors of `skills`, in order; `None` each without a model. A record
+    /// whose stored vector (in the last commit, or carried over from before a rebuild) was
+    /// made from the text the model would read now keeps it; the others are computed, on
+    /// every core.
+    pub(crate) fn vectors(&mut self, skills: &[&Skill]) -> Result<Vec<Option<Vec<u8>>>> {
+        let Some(model) = self.model.clone() else {
+            return Ok(vec![None; skills.len()]);
         };
+        let searcher = self.search.searcher();
+        let id_field = self.search.fields().id;
+        let mut vectors = Vec::with_capacity(skills.len());
+        // The texts the model has to read, with their place in `vectors`.
+        let mut to_embed: Vec<(usize, String, Source)> = Vec::new();
+        for (at, skill) in skills.iter().enumerate() {
+            let text = record_text(skill);
+            let source = Source::of(&text);
+            let id = skill.id.to_string();
+            let stored = match self.carried.remove(&id) {
+                Some(bytes) => Some(bytes),
+                None => stored_vector(&searcher, id_field, &id)
+                    .map_err(Error::index("read a stored vector"))?,
+            };
+            let kept = stored.and_then(|bytes| reusable(bytes, source, model.dimensions()));
+            if kept.is_none() {
+                to_embed.push((at, text, source));
+            }
+            vectors.push(kept);
+        }
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let chunk = skills.len().div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            let parts: Vec<_> = skills
+        let chunk = to_embed.len().div_ceil(threads).max(1);
+        let model = &*model;
+        let embedded: Vec<(usize, Vec<u8>)> = std::thread::scope(|scope| {
+            let parts: Vec<_> = to_embed
                 .chunks(chunk)
                 .map(|part| {
                     scope.spawn(move || {
                         part.iter()
-                            .map(|skill| Some(encode(&model.embed(&record_text(skill)))))
+                            .map(|(at, text, source)| (*at, encode(&model.embed(text), *source)))
                             .collect::<Vec<_>>()
                     })
                 })
@@ -114,7 +143,17 @@ impl IndexWriterHandle {
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
                 })
                 .collect()
-        })
+        });
+        for (at, bytes) in embedded {
+            vectors[at] = Some(bytes);
+        }
+        Ok(vectors)
+    }
+
+    /// Forgets the vectors carried over from before a rebuild that no record took back (the
+    /// records are gone, or their text changed).
+    pub(crate) fn drop_carried_vectors(&mut self) {
+        self.carried = HashMap::new();
     }
 
     /// Adds `skill` with its stored vector, if any (see [`Self::vectors`]).
@@ -144,6 +183,12 @@ impl IndexWriterHandle {
 
     /// Removes every record (before a rebuild from the change log).
     pub fn clear(&mut self) -> Result<()> {
+        if self.model.is_some() {
+            // The records come back with the next sync: those whose text is unchanged keep
+            // their vectors.
+            self.carried = stored_vectors(&self.search.searcher())
+                .map_err(Error::index("read the stored vectors"))?;
+        }
         self.writer
             .delete_all_documents()
             .map_err(Error::index("delete all documents"))?;
