@@ -33,7 +33,7 @@ use crate::results::{FacetCounts, Facets, ListPage, Listed, SearchHit, SearchRes
 use crate::schema::{Fields, SCHEMA_VERSION, names};
 use crate::semantic::{
     Embed, NearestQuery, RECENT_QUERIES, RecentQueries, SEMANTIC_DEPTH, VectorCache, WORDS_DEPTH,
-    fuse,
+    fuse, words_share,
 };
 use crate::snippet::Snippets;
 use crate::writer::CommitPayload;
@@ -329,7 +329,8 @@ impl SearchIndex {
             text = builder.build(&parsed, true);
             collected = run(&*text)?;
         }
-        let fused = (!nearest.is_empty()).then(|| fuse_into(&mut collected.top, &nearest));
+        let fused = (!nearest.is_empty())
+            .then(|| fuse_into(&mut collected.top, &nearest, words_share(&request.query)));
 
         let snippets = if parsed.is_empty {
             Snippets::none()
@@ -583,10 +584,14 @@ fn is_word_match(candidate: &Candidate) -> bool {
 }
 
 /// Orders `top` by tier, then by the fusion of the word ranking (the word matches among
-/// `top`, with their scores) with `nearest`, adding the nearest records the words did not rank that
-/// high (the text run counted them in the total and the facets, but its top holds the best
-/// word matches first); returns the fused scores.
-fn fuse_into(top: &mut Vec<Candidate>, nearest: &[Candidate]) -> HashMap<tantivy::DocAddress, f32> {
+/// `top`, with their scores) with `nearest`, the words weighing `words_share`, adding the
+/// nearest records the words did not rank that high (the text run counted them in the total
+/// and the facets, but its top holds the best word matches first); returns the fused scores.
+fn fuse_into(
+    top: &mut Vec<Candidate>,
+    nearest: &[Candidate],
+    words_share: f32,
+) -> HashMap<tantivy::DocAddress, f32> {
     let words: Vec<(tantivy::DocAddress, f32)> = top
         .iter()
         .filter(|candidate| is_word_match(candidate))
@@ -607,7 +612,7 @@ fn fuse_into(top: &mut Vec<Candidate>, nearest: &[Candidate]) -> HashMap<tantivy
         .iter()
         .map(|candidate| (candidate.address, candidate.score))
         .collect();
-    let fused = fuse(&words, &nearest);
+    let fused = fuse(&words, &nearest, words_share);
     // A stable sort: beyond both rankings' depth, the word order stands.
     top.sort_by(|a, b| {
         b.tier.cmp(&a.tier).then_with(|| {

@@ -78,6 +78,23 @@ pub const WORDS_DEPTH: usize = 100;
 /// The words' share of a fused score; the model's is the rest. Chosen on the tuning sets
 /// (0.4–0.7 tried; docs/BENCHMARKS.md).
 pub const WORDS_SHARE: f32 = 0.5;
+/// The words' share for a query of at most [`SHORT_QUERY_WORDS`] informative words: one or
+/// two words mostly name what is wanted, and the words then count more. Chosen on the
+/// tuning sets (0.7 and 0.8, for queries of up to one, two, three or four words), then
+/// checked on the blind sets (docs/BENCHMARKS.md).
+pub const SHORT_QUERY_WORDS_SHARE: f32 = 0.7;
+/// The most informative words of a query that fuses with [`SHORT_QUERY_WORDS_SHARE`].
+pub const SHORT_QUERY_WORDS: usize = 2;
+
+/// The words' share of the fused score for a query (see [`WORDS_SHARE`]): by how many
+/// informative words it holds, as [`informative_words`](crate::informative_words) reads it.
+pub fn words_share(query: &str) -> f32 {
+    if crate::informative_words(query).len() <= SHORT_QUERY_WORDS {
+        SHORT_QUERY_WORDS_SHARE
+    } else {
+        WORDS_SHARE
+    }
+}
 
 /// Returns what the model reads of `skill`: title, description, declared inputs (their
 /// descriptions), tags, and the first [`BODY_CHARS`] characters of the body with fenced
@@ -441,16 +458,17 @@ impl Scorer for NearestScorer {
 }
 
 /// Fuses two rankings, each given best first with its scores: a record's fused score is
-/// [`WORDS_SHARE`] times its word score divided by the best word score, plus the rest times
-/// its model score scaled by min-max over the model's ranking (the best 1, the last 0). A
-/// record missing from a ranking has 0 there, so fused scores lie in 0–1, and 1 is first in
-/// both. Scores rather than ranks: a record far ahead in one ranking keeps its lead, where
+/// `words_share` (see [`words_share`]) times its word score divided by the best word score,
+/// plus the rest times its model score scaled by min-max over the model's ranking (the best
+/// 1, the last 0). A record missing from a ranking has 0 there, so fused scores lie in 0–1,
+/// and 1 is first in both. Scores rather than ranks: a record far ahead in one ranking keeps its lead, where
 /// reciprocal rank fusion would rank it as if just ahead (measured: this ranks better on
 /// every tuning set; docs/BENCHMARKS.md). At most [`WORDS_DEPTH`] and [`SEMANTIC_DEPTH`]
 /// of each ranking count.
 pub(crate) fn fuse<K: std::hash::Hash + Eq + Clone>(
     words: &[(K, f32)],
     nearest: &[(K, f32)],
+    words_share: f32,
 ) -> HashMap<K, f32> {
     let words = &words[..words.len().min(WORDS_DEPTH)];
     let nearest = &nearest[..nearest.len().min(SEMANTIC_DEPTH)];
@@ -459,7 +477,7 @@ pub(crate) fn fuse<K: std::hash::Hash + Eq + Clone>(
     if best_words > 0.0 {
         for (key, score) in words {
             *scores.entry(key.clone()).or_default() +=
-                WORDS_SHARE * (score / best_words).clamp(0.0, 1.0);
+                words_share * (score / best_words).clamp(0.0, 1.0);
         }
     }
     let (low, high) = nearest.iter().fold(
@@ -472,7 +490,7 @@ pub(crate) fn fuse<K: std::hash::Hash + Eq + Clone>(
         } else {
             1.0
         };
-        *scores.entry(key.clone()).or_default() += (1.0 - WORDS_SHARE) * scaled;
+        *scores.entry(key.clone()).or_default() += (1.0 - words_share) * scaled;
     }
     scores
 }
@@ -940,7 +958,7 @@ pub(crate) mod tests {
     fn fusion_adds_the_two_rankings_scaled_scores() {
         let words = [("a", 8.0), ("b", 4.0), ("c", 2.0)];
         let nearest = [("c", 1.9), ("d", 1.5), ("e", 1.1)];
-        let fused = fuse(&words, &nearest);
+        let fused = fuse(&words, &nearest, WORDS_SHARE);
         let close = |key: &str, expected: f32| {
             assert!(
                 (fused[key] - expected).abs() < 1e-6,
@@ -955,12 +973,26 @@ pub(crate) mod tests {
         close("e", 0.0);
         assert!(fused.values().all(|score| (0.0..=1.0).contains(score)));
         // First in both is 1; one nearest record alone is the model's best.
-        let best = fuse(&[("x", 3.0)], &[("x", 0.2)]);
+        let best = fuse(&[("x", 3.0)], &[("x", 0.2)], WORDS_SHARE);
         assert!((best["x"] - 1.0).abs() < 1e-6);
         // Either ranking may be empty.
-        assert_eq!(fuse::<&str>(&[], &[]).len(), 0);
-        assert!((fuse(&[], &[("y", 1.0), ("z", 0.5)])["y"] - 0.5).abs() < 1e-6);
-        assert!((fuse(&[("y", 2.0)], &[])["y"] - 0.5).abs() < 1e-6);
+        assert_eq!(fuse::<&str>(&[], &[], WORDS_SHARE).len(), 0);
+        assert!((fuse(&[], &[("y", 1.0), ("z", 0.5)], WORDS_SHARE)["y"] - 0.5).abs() < 1e-6);
+        assert!((fuse(&[("y", 2.0)], &[], WORDS_SHARE)["y"] - 0.5).abs() < 1e-6);
+        // Another share weighs the two rankings so.
+        let short = fuse(&words, &nearest, 0.7);
+        assert!((short["a"] - 0.7).abs() < 1e-6);
+        assert!((short["d"] - 0.3 * 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_query_of_one_or_two_informative_words_leans_on_the_words() {
+        for query in ["pdf", "merge pdf", "how do I merge a pdf?", "\"pdf\""] {
+            assert_eq!(words_share(query), SHORT_QUERY_WORDS_SHARE, "{query}");
+        }
+        for query in ["merge pdf files", "turn this scanned contract into text"] {
+            assert_eq!(words_share(query), WORDS_SHARE, "{query}");
+        }
     }
 
     #[test]
@@ -971,7 +1003,7 @@ pub(crate) mod tests {
         let nearest: Vec<(usize, f32)> = (0..SEMANTIC_DEPTH + 5)
             .map(|rank| (10_000 + rank, 2.0 - rank as f32 / 1000.0))
             .collect();
-        let fused = fuse(&words, &nearest);
+        let fused = fuse(&words, &nearest, WORDS_SHARE);
         assert_eq!(fused.len(), WORDS_DEPTH + SEMANTIC_DEPTH);
         assert!(!fused.contains_key(&WORDS_DEPTH));
         assert!(!fused.contains_key(&(10_000 + SEMANTIC_DEPTH)));
