@@ -15,8 +15,8 @@
 //! 5. the request, with a connect and a whole-request timeout, the body streamed against a
 //!    byte cap that counts decompressed bytes (a gzip bomb is `too_large`, not an OOM);
 //! 6. `429`/`503` honour `Retry-After` (both forms, capped), other transient failures (a
-//!    connection reset, or closed before the answer) are retried with backoff, a timeout is
-//!    not retried;
+//!    connection reset, closed before the answer, or ended before the body it announced)
+//!    are retried with backoff, a timeout is not retried;
 //! 7. redirects are followed by hand, each hop going through steps 1-6 again; credentials are
 //!    attached per hop, so they never follow a redirect to another host.
 //!
@@ -813,7 +813,28 @@ impl Session<'_> {
             let headers = response.headers().clone();
             let read_error_body = matches!(verb, Verb::Post(_)) && status.is_client_error();
             let body = if status.is_success() || read_error_body {
-                read_body(url, response, limit).await?
+                match read_body(url, response, limit).await {
+                    Ok(body) => body,
+                    Err(BodyFailure {
+                        transient: true, ..
+                    }) if attempt < settings.max_retries => {
+                        attempt += 1;
+                        permit
+                            .extend_pause(politeness::backoff(settings.retry_base_delay, attempt));
+                        tracing::debug!(%url, attempt, "retrying after a body cut short");
+                        continue;
+                    }
+                    Err(BodyFailure {
+                        mut failure,
+                        transient,
+                    }) => {
+                        if transient && attempt > 0 {
+                            failure.message =
+                                format!("{} after {attempt} retries", failure.message);
+                        }
+                        return Err(failure);
+                    }
+                }
             } else {
                 Vec::new()
             };
@@ -1084,12 +1105,29 @@ fn status_failure(url: &Url, status: StatusCode) -> FetchFailure {
     }
 }
 
+/// Why a body was not read whole.
+struct BodyFailure {
+    failure: FetchFailure,
+    /// The connection broke off or ended before the body it announced was complete: worth
+    /// a retry, like a reset before the answer.
+    transient: bool,
+}
+
+impl From<FetchFailure> for BodyFailure {
+    fn from(failure: FetchFailure) -> BodyFailure {
+        BodyFailure {
+            failure,
+            transient: false,
+        }
+    }
+}
+
 /// Reads a body against its limit, counting decompressed bytes.
 async fn read_body(
     url: &Url,
     mut response: reqwest::Response,
     limit: BodyLimit,
-) -> Result<Vec<u8>, FetchFailure> {
+) -> Result<Vec<u8>, BodyFailure> {
     let cap = limit.bytes();
     // Content-Length describes the bytes on the wire (compressed, if encoded); a larger one
     // than the cap can be refused before reading, whatever the encoding.
@@ -1098,14 +1136,19 @@ async fn read_body(
     if let (Some(declared), BodyLimit::Fail(_)) = (declared, limit)
         && declared > cap as u64
     {
-        return Err(too_large(url, cap, Some(declared)));
+        return Err(too_large(url, cap, Some(declared)).into());
     }
     let mut body = Vec::with_capacity(declared.map_or(8 * 1024, |d| d.min(cap as u64) as usize));
     loop {
         let chunk = match response.chunk().await {
             Ok(Some(chunk)) => chunk,
             Ok(None) => return Ok(body),
-            Err(error) => return Err(classify(url, &error)),
+            Err(error) => {
+                return Err(BodyFailure {
+                    failure: classify(url, &error),
+                    transient: is_transient(&error) || is_cut_short(&error),
+                });
+            }
         };
         let room = cap - body.len();
         if chunk.len() > room {
@@ -1114,7 +1157,7 @@ async fn read_body(
                     body.extend_from_slice(&chunk[..room]);
                     Ok(body)
                 }
-                BodyLimit::Fail(_) => Err(too_large(url, cap, None)),
+                BodyLimit::Fail(_) => Err(too_large(url, cap, None).into()),
             };
         }
         body.extend_from_slice(&chunk);
@@ -1176,6 +1219,23 @@ fn is_transient(error: &reqwest::Error) -> bool {
                     | std::io::ErrorKind::ConnectionAborted
                     | std::io::ErrorKind::BrokenPipe
             );
+        }
+        source = current.source();
+    }
+    false
+}
+
+/// True when the connection ended before the body its head announced was complete (hyper's
+/// incomplete body: a `Content-Length` not reached). A gzip stream cut short inside a
+/// complete body is not this: the server sent what it meant to.
+fn is_cut_short(error: &reqwest::Error) -> bool {
+    let Some(hyper) = find_source::<hyper::Error>(error) else {
+        return false;
+    };
+    let mut source = std::error::Error::source(hyper);
+    while let Some(current) = source {
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            return io.kind() == std::io::ErrorKind::UnexpectedEof;
         }
         source = current.source();
     }

@@ -703,25 +703,42 @@ async fn a_server_that_drips_a_byte_at_a_time_times_out() {
     );
 }
 
+/// An index that declares 1,000 bytes and sends 14, then closes the connection.
+fn cut_short() -> Reply {
+    Reply::LyingLength {
+        declared: 1000,
+        body: b"{\"skills\": []}".to_vec(),
+    }
+}
+
 #[tokio::test]
-async fn a_lying_content_length_is_an_invalid_response() {
-    let site = site_with_robots(Reply::not_found());
-    let server = hostile_server(move |request| {
-        if request.path == AGENT_INDEX {
-            Reply::LyingLength {
-                declared: 1000,
-                body: b"{\"skills\": []}".to_vec(),
-            }
-        } else {
-            site(request)
-        }
-    })
-    .await;
+async fn a_lying_content_length_is_retried_then_an_invalid_response() {
+    let server = hostile_server(index_first(usize::MAX, cut_short())).await;
     let report = crawl_both(&server, test_config(&server)).await;
     assert_eq!(
         hostile_line(&report),
         (Outcome::Error, vec!["invalid_response".to_owned()])
     );
+    let error = &domain(&report, HOSTILE).errors[0];
+    assert!(
+        error.message.contains("body") && error.message.ends_with("after 2 retries"),
+        "{}",
+        error.message
+    );
+    assert_eq!(index_hits(&server).len(), 3, "one request and two retries");
+}
+
+#[tokio::test]
+async fn a_body_cut_short_once_is_fetched_again() {
+    let server = hostile_server(index_first(1, cut_short())).await;
+    let report = crawl_both(&server, test_config(&server)).await;
+    let line = domain(&report, HOSTILE);
+    assert_eq!(
+        (line.outcome, line.skills, line.errors.len()),
+        (Outcome::Ok, 1, 0),
+        "{line:?}"
+    );
+    assert_eq!(index_hits(&server).len(), 2, "the cut, then the whole body");
 }
 
 #[tokio::test]
