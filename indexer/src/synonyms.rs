@@ -77,7 +77,8 @@ const IMPLIES: &[(&str, &[&str])] = &[
 
 /// Returns the synonyms of what `words` (a query's lowercased words, in order) holds: for
 /// every group member found (a word, or a phrase as consecutive words), the group's other
-/// members, each once and never one the query already holds.
+/// members, then what a word of the query implies (`IMPLIES`); each once and never one the
+/// query already holds.
 pub(crate) fn expansions(words: &[String]) -> Vec<&'static str> {
     let text = format!(" {} ", words.join(" "));
     let mut out: Vec<&'static str> = Vec::new();
