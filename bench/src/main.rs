@@ -14,7 +14,7 @@
 //! `bench/semantic.py`, which measures a sentence-embedding model fused with the ranking.
 //!
 //! `EXPLAIN=query` also prints the indexer's and the fair baseline's top ten for that query
-//! over the corpus.
+//! over the corpus (over the development set's services with `EXPLAIN_SET=dev`).
 //!
 //! Relevance runs nine sets, each against the same two FTS5 baselines: the regression set
 //! (`indexer/eval/queries.json`), seven held-out sets written blind (`indexer/eval/heldout.json`,
@@ -224,7 +224,8 @@ fn main() -> Result<()> {
         });
         let sets: Vec<&RelevanceSet<'_>> = sets.iter().collect();
         if let Ok(query) = std::env::var("EXPLAIN") {
-            explain(&corpus, &query)?;
+            let over_dev = std::env::var("EXPLAIN_SET").is_ok_and(|set| set == "dev");
+            explain(if over_dev { &dev_records } else { &corpus }, &query)?;
         }
         relevance(&sets, args.verbose, &mut report)?;
         if let Some(model) = &args.semantic {
@@ -237,7 +238,8 @@ fn main() -> Result<()> {
         }
     }
     if !args.relevance_only {
-        scale(&args, &corpus, &judgements, &mut report)?;
+        let tasks = Judgements::from_json(&std::fs::read_to_string(&args.heldout)?)?;
+        scale(&args, &corpus, &judgements, &tasks, &mut report)?;
     }
     #[allow(clippy::print_stdout)]
     {
@@ -563,6 +565,7 @@ fn scale(
     args: &Args,
     corpus: &[Skill],
     judgements: &Judgements,
+    tasks: &Judgements,
     report: &mut String,
 ) -> Result<()> {
     let dir = tempfile::tempdir()?;
@@ -606,7 +609,7 @@ fn scale(
     report.push('\n');
 
     // Query latency at scale.
-    let queries = latency_queries(judgements);
+    let queries = latency_queries(judgements, tasks);
     report.push_str(&format!(
         "### Query latency, {records} records, {} queries × {} rounds per client\n\n",
         queries.len(),
@@ -644,7 +647,7 @@ fn scale(
                 ms(ours.cpu_p50),
                 ms(ours.cpu_p99)
             ));
-            report.push_str(&format!("slowest: {}\n", ours.slowest.join(", ")));
+            summary.push((clients, ours, None));
             continue;
         }
         let fts = measure(clients, args.rounds, &queries, || {
@@ -670,7 +673,7 @@ fn scale(
                 ms(stats.cpu_p99)
             ));
         }
-        summary.push((clients, ours, fts));
+        summary.push((clients, ours, Some(fts)));
     }
     report.push_str(&format!(
         "\nLoad average (1 min) before and after the latency runs: {load_before} and {}. The \
@@ -684,7 +687,23 @@ fn scale(
             ours.slowest.join(", ")
         ));
     }
+    for (clients, ours, fts) in &summary {
+        report.push_str(&format!(
+            "- indexer, {clients} client{}, {}.\n",
+            if *clients == 1 { "" } else { "s" },
+            by_length(ours)
+        ));
+        if let Some(fts) = fts {
+            report.push_str(&format!(
+                "- SQLite FTS5, {clients} client{}, {}.\n",
+                if *clients == 1 { "" } else { "s" },
+                by_length(fts)
+            ));
+        }
+    }
+    report.push('\n');
     for (clients, ours, fts) in summary {
+        let Some(fts) = fts else { continue };
         report.push_str(&format!(
             "- {clients} client{}: p99 {} vs {} ({}), p50 {} vs {} ({}), throughput {:.1}× the baseline's.\n",
             if clients == 1 { "" } else { "s" },
@@ -944,9 +963,14 @@ fn fts_search(
     Ok(ids)
 }
 
-/// The latency workload: the judged queries, plus what a person types on the way to the
-/// first word of each (search as you type).
-fn latency_queries(judgements: &Judgements) -> Vec<String> {
+/// A query of at least this many words is a task description: the latency report gives
+/// these their own percentiles.
+const TASK_WORDS: usize = 10;
+
+/// The latency workload: the judged queries, what a person types on the way to the first
+/// word of each (search as you type), and the queries of `tasks` (the first held-out set,
+/// most of them task descriptions of 10 to 40 words).
+fn latency_queries(judgements: &Judgements, tasks: &Judgements) -> Vec<String> {
     let mut queries = Vec::new();
     for judged in &judgements.queries {
         queries.push(judged.query.clone());
@@ -957,7 +981,27 @@ fn latency_queries(judgements: &Judgements) -> Vec<String> {
             }
         }
     }
+    queries.extend(tasks.queries.iter().map(|judged| judged.query.clone()));
     queries
+}
+
+/// The percentiles of the queries typed and of the task descriptions, for the report.
+fn by_length(stats: &Stats) -> String {
+    let (typed_p50, typed_p99, typed) = stats.typed;
+    let (tasks_p50, tasks_p99, tasks) = stats.tasks;
+    format!(
+        "queries of fewer than {TASK_WORDS} words ({typed} requests): p50 {}, p99 {}; \
+         task descriptions of {TASK_WORDS} words or more ({tasks} requests): p50 {}, p99 {}",
+        ms(typed_p50),
+        ms(typed_p99),
+        ms(tasks_p50),
+        ms(tasks_p99)
+    )
+}
+
+/// True when `query` is a task description ([`TASK_WORDS`] words or more).
+fn is_task(query: &str) -> bool {
+    query.split_whitespace().count() >= TASK_WORDS
 }
 
 struct Stats {
@@ -970,6 +1014,10 @@ struct Stats {
     /// On-CPU time per query (what a query costs, apart from waiting for a core).
     cpu_p50: Duration,
     cpu_p99: Duration,
+    /// p50 and p99 over the queries typed (fewer than [`TASK_WORDS`] words) and over the
+    /// task descriptions, with how many requests each.
+    typed: (Duration, Duration, usize),
+    tasks: (Duration, Duration, usize),
 }
 
 /// Runs every query `rounds` times in each of `clients` threads, each with its own searcher
@@ -1032,6 +1080,21 @@ where
         }
     }
     let latencies: Vec<Duration> = timed.iter().map(|(duration, _, _)| *duration).collect();
+    // `timed` is sorted, so each class's latencies are too.
+    let class = |tasks: bool| {
+        let class: Vec<Duration> = timed
+            .iter()
+            .filter(|(_, index, _)| is_task(&queries[*index]) == tasks)
+            .map(|(duration, _, _)| *duration)
+            .collect();
+        let at = |q: f64| {
+            class
+                .get(((class.len().max(1) - 1) as f64 * q).round() as usize)
+                .copied()
+                .unwrap_or_default()
+        };
+        (at(0.50), at(0.99), class.len())
+    };
     let mut cpu: Vec<Duration> = timed.iter().map(|(_, _, cpu)| *cpu).collect();
     cpu.sort();
     let cpu_at = |q: f64| cpu[((cpu.len() - 1) as f64 * q).round() as usize];
@@ -1044,6 +1107,8 @@ where
         qps: latencies.len() as f64 / wall.as_secs_f64(),
         cpu_p50: cpu_at(0.50),
         cpu_p99: cpu_at(0.99),
+        typed: class(false),
+        tasks: class(true),
         slowest: slowest
             .into_iter()
             .map(|(duration, query)| format!("`{query}` {}", ms(duration)))
