@@ -541,17 +541,27 @@ impl SegmentCollector for SearchSegmentCollector {
             total: self.total,
             ..SegmentCollected::default()
         };
-        let mut text = String::new();
-        for entry in self.heap.into_vec() {
-            text.clear();
-            if let Some(ids) = &self.ids {
-                // A failed lookup leaves the id empty; it only affects tie-breaking.
-                let _ = ids.ord_to_str(entry.id_ord, &mut text);
+        let mut entries = self.heap.into_vec();
+        // The ids in one pass over the dictionary, in its order: looked up one by one, each
+        // would decode its block from the start.
+        entries.sort_by_key(|entry| entry.id_ord);
+        let mut ids = Vec::with_capacity(entries.len());
+        if let Some(column) = &self.ids {
+            let ords: Vec<u64> = entries.iter().map(|entry| entry.id_ord).collect();
+            let looked_up = column.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
+                ids.push(String::from_utf8_lossy(bytes).into_owned());
+            });
+            if !matches!(looked_up, Ok(true)) {
+                // A failed lookup leaves the ids empty; they only break ties.
+                ids.clear();
             }
+        }
+        ids.resize(entries.len(), String::new());
+        for (entry, id) in entries.into_iter().zip(ids) {
             collected.top.push(Candidate {
                 tier: entry.tier,
                 score: entry.score,
-                id: text.clone(),
+                id,
                 address: DocAddress::new(self.segment, entry.doc),
             });
         }

@@ -266,8 +266,8 @@ pub(crate) fn parse(raw: &str) -> ParsedQuery {
 /// Builds tantivy queries for parsed user text.
 pub(crate) struct QueryBuilder {
     fields: Fields,
-    /// How many bodies hold each term, and how many records there are; `None` when unknown.
-    body_stats: Option<tantivy::Searcher>,
+    /// The index searched, for its word statistics and dictionaries; `None` when unknown.
+    index: Option<tantivy::Searcher>,
     text: TextAnalyzer,
     words: TextAnalyzer,
 }
@@ -276,7 +276,7 @@ impl QueryBuilder {
     pub(crate) fn new(fields: Fields) -> QueryBuilder {
         QueryBuilder {
             fields,
-            body_stats: None,
+            index: None,
             text: text_analyzer(),
             words: words_analyzer(),
         }
@@ -344,15 +344,33 @@ impl QueryBuilder {
         Box::new(BooleanQuery::new(per_field))
     }
 
-    /// Lets the builder leave out body clauses of terms that most bodies hold: their BM25
-    /// weight is close to nothing, and scoring them visits most of the index.
+    /// Lets the builder leave out clauses that cost more than they can give: body clauses of
+    /// terms that most bodies hold (their BM25 weight is close to nothing, and scoring them
+    /// visits most of the index), and name and title prefix clauses that no key starts with.
     pub(crate) fn with_statistics(mut self, searcher: &tantivy::Searcher) -> QueryBuilder {
-        self.body_stats = Some(searcher.clone());
+        self.index = Some(searcher.clone());
         self
     }
 
+    /// False when no term of `field` in the index starts with `prefix`; true when one does
+    /// or when that is unknown.
+    pub(crate) fn may_start_a_term(&self, field: Field, prefix: &str) -> bool {
+        let Some(searcher) = &self.index else {
+            return true;
+        };
+        searcher.segment_readers().iter().any(|reader| {
+            let Ok(inverted) = reader.inverted_index(field) else {
+                return true;
+            };
+            let Ok(mut terms) = inverted.terms().range().ge(prefix.as_bytes()).into_stream() else {
+                return true;
+            };
+            terms.advance() && terms.key().starts_with(prefix.as_bytes())
+        })
+    }
+
     fn is_common_in_bodies(&self, term: &str) -> bool {
-        let Some(searcher) = &self.body_stats else {
+        let Some(searcher) = &self.index else {
             return false;
         };
         let records = searcher.num_docs();
@@ -464,12 +482,19 @@ impl QueryBuilder {
                     Occur::Should,
                     Box::new(ConstScoreQuery::new(Box::new(exact), KEY_SCORE)),
                 ));
-                let prefix =
-                    FuzzyTermQuery::new_prefix(Term::from_field_text(field, &parsed.key), 0, false);
-                matching.push((
-                    Occur::Should,
-                    Box::new(ConstScoreQuery::new(Box::new(prefix), KEY_SCORE)),
-                ));
+                // An automaton over the keys marks its matches in a set as large as the
+                // index: not worth it for a task's key, which no name starts with.
+                if self.may_start_a_term(field, &parsed.key) {
+                    let prefix = FuzzyTermQuery::new_prefix(
+                        Term::from_field_text(field, &parsed.key),
+                        0,
+                        false,
+                    );
+                    matching.push((
+                        Occur::Should,
+                        Box::new(ConstScoreQuery::new(Box::new(prefix), KEY_SCORE)),
+                    ));
+                }
             }
         }
 

@@ -262,16 +262,16 @@ impl SearchIndex {
         match caller {
             Caller::Authenticated => query,
             Caller::Anonymous => {
-                let visible =
-                    TermSetQuery::new([Access::Public, Access::Restricted].map(|access| {
-                        Term::from_field_text(self.fields().access, access.as_str())
-                    }));
+                // Every record has one access value: leaving out the private ones walks
+                // their few postings, where asking for the visible ones would walk nearly
+                // every record's.
+                let private = TermQuery::new(
+                    Term::from_field_text(self.fields().access, Access::Private.as_str()),
+                    IndexRecordOption::Basic,
+                );
                 Box::new(BooleanQuery::new(vec![
                     (Occur::Must, query),
-                    (
-                        Occur::Must,
-                        Box::new(ConstScoreQuery::new(Box::new(visible), 0.0)),
-                    ),
+                    (Occur::MustNot, Box::new(private)),
                 ]))
             }
         }
@@ -741,6 +741,24 @@ mod tests {
         }
         writer.commit(records.len() as u64).unwrap();
         search
+    }
+
+    #[test]
+    fn name_and_title_prefixes_are_looked_up_in_every_segment() {
+        // One record per segment: a key held by any segment counts.
+        let index = fixture_in_batches(1);
+        assert!(index.searcher().segment_readers().len() > 1);
+        let builder = QueryBuilder::new(*index.fields()).with_statistics(&index.searcher());
+        let (name, title) = (index.fields().name_key, index.fields().title_key);
+        for prefix in ["pdf", "pdf-t", "pdf-tools", "csv-cl", "pdfplumber-"] {
+            assert!(builder.may_start_a_term(name, prefix), "{prefix}");
+        }
+        assert!(builder.may_start_a_term(title, "pdfplumber-g"));
+        for prefix in ["pdf-tools-for-my-invoices", "zzz", "tools"] {
+            assert!(!builder.may_start_a_term(name, prefix), "{prefix}");
+        }
+        // Without the index, nothing can be ruled out.
+        assert!(QueryBuilder::new(*index.fields()).may_start_a_term(name, "zzz"));
     }
 
     #[test]
