@@ -313,8 +313,6 @@ impl SegmentTiers {
 /// The collector of one segment.
 pub(crate) struct SearchSegmentCollector {
     segment: SegmentOrdinal,
-    /// Every dimension's column, in [`Dim::ALL`] order.
-    dims: Vec<DimColumn>,
     /// Every dimension's values per document, in [`Dim::ALL`] order.
     ords: Arc<SegmentOrds>,
     /// The filters: dimension index and the wanted values' ordinals in this segment, sorted.
@@ -401,7 +399,6 @@ impl Collector for SearchCollector {
         let ords = self.ordinals.segment(reader, &columns);
         Ok(SearchSegmentCollector {
             segment,
-            dims,
             ords,
             filters,
             private_ord,
@@ -599,23 +596,20 @@ impl SegmentCollector for SearchSegmentCollector {
         }
         collected.top.sort_by(rank);
         for (index, counts) in self.facet_counts.iter().enumerate() {
-            let Some(column) = &self.dims[Dim::FACETS[index].index()].column else {
-                continue;
-            };
-            // Look the values up in one sorted pass over the dictionary: one lookup per
-            // value would decode a dictionary block each time.
-            let ords: Vec<u64> = (0..counts.len() as u64)
-                .filter(|ord| counts[*ord as usize] > 0)
-                .collect();
+            // The values were decoded with the segment's ordinals: naming them reads no
+            // dictionary block.
+            let values = &self.ords.values[Dim::FACETS[index].index()];
             let facet = &mut collected.facets[index];
-            let mut counts_in_order = ords.iter().map(|ord| u64::from(counts[*ord as usize]));
-            let looked_up = column.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
-                facet.bytes.extend_from_slice(bytes);
-                let count = counts_in_order.next().unwrap_or(0);
-                facet.entries.push((facet.bytes.len(), count));
-            });
-            if !matches!(looked_up, Ok(true)) {
-                *facet = SegmentFacet::default();
+            for (ord, count) in counts.iter().enumerate() {
+                if *count == 0 {
+                    continue;
+                }
+                let Some(value) = values.get(ord) else {
+                    *facet = SegmentFacet::default();
+                    break;
+                };
+                facet.bytes.extend_from_slice(value);
+                facet.entries.push((facet.bytes.len(), u64::from(*count)));
             }
         }
         collected

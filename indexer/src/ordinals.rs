@@ -6,7 +6,9 @@
 //! a broad query (`pro` as someone types it) pays that on most of the index, seven times per
 //! document. Segments never change (a merge makes a new one), so their value ordinals are
 //! decoded once into arrays indexed by document and kept while the segment lives, as the
-//! semantic option keeps its vectors: about 4 bytes per document and dimension.
+//! semantic option keeps its vectors: about 4 bytes per document and dimension. The values
+//! the ordinals stand for are decoded with them (a few hundred kilobytes for thousands of
+//! domains), so that naming a search's facet values reads no dictionary block.
 
 use std::sync::Arc;
 
@@ -87,10 +89,49 @@ fn narrow(ord: u64) -> Option<u32> {
     u32::try_from(ord).ok().filter(|ord| *ord != NONE)
 }
 
+/// The values of one dimension's column in one segment, by ordinal.
+#[derive(Debug, Default)]
+pub(crate) struct DimValues {
+    bytes: Vec<u8>,
+    /// Where each value ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl DimValues {
+    /// Decodes the dictionary of `column`; a failure leaves it empty, so that no value is
+    /// named (the facet then lists nothing from this segment).
+    fn read(column: Option<&StrColumn>) -> DimValues {
+        let mut values = DimValues::default();
+        let Some(column) = column else {
+            return values;
+        };
+        let Ok(mut stream) = column.dictionary().stream() else {
+            return values;
+        };
+        while stream.advance() {
+            values.bytes.extend_from_slice(stream.key());
+            values.ends.push(values.bytes.len());
+        }
+        if values.ends.len() != column.dictionary().num_terms() {
+            return DimValues::default();
+        }
+        values
+    }
+
+    /// The value of `ord`, if the dictionary has it.
+    pub(crate) fn get(&self, ord: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(ord)?;
+        let start = if ord == 0 { 0 } else { self.ends[ord - 1] };
+        self.bytes.get(start..end)
+    }
+}
+
 /// The columns of one segment, one per dimension, in the order the collector asks for them.
 #[derive(Debug)]
 pub(crate) struct SegmentOrds {
     pub(crate) dims: Vec<DimOrds>,
+    /// Each dimension's values, by ordinal, in the order of `dims`.
+    pub(crate) values: Vec<DimValues>,
 }
 
 impl SegmentOrds {
@@ -101,6 +142,10 @@ impl SegmentOrds {
             dims: columns
                 .iter()
                 .map(|(column, multi)| DimOrds::read(*column, *multi, max_doc))
+                .collect(),
+            values: columns
+                .iter()
+                .map(|(column, _)| DimValues::read(*column))
                 .collect(),
         }
     }
@@ -160,5 +205,17 @@ mod tests {
         assert_eq!(narrow(u64::from(u32::MAX)), None);
         assert_eq!(narrow(u64::MAX), None);
         assert_eq!(narrow(7), Some(7));
+    }
+
+    #[test]
+    fn values_are_read_by_ordinal() {
+        let values = DimValues {
+            bytes: b"a.testb.testlonger.test".to_vec(),
+            ends: vec![6, 12, 23],
+        };
+        assert_eq!(values.get(0), Some(&b"a.test"[..]));
+        assert_eq!(values.get(2), Some(&b"longer.test"[..]));
+        assert_eq!(values.get(3), None);
+        assert_eq!(DimValues::default().get(0), None);
     }
 }
