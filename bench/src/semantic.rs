@@ -257,6 +257,10 @@ pub(crate) fn latency(
     // The timed rounds repeat the queries: a reader that remembered their vectors would
     // measure the next page of a search, not a new query. Both are shown.
     let semantic = with_model.clone().remembering_queries(0);
+    // Room for every query of the set, so that the rounds after the warm-up find each one.
+    let remembering = with_model
+        .clone()
+        .remembering_queries(queries.len().max(indexer::semantic::RECENT_QUERIES));
     report.push_str(
         "| search | clients | p50 | p99 | mean | queries/s | CPU time p50 | CPU time p99 |\n\
          | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
@@ -264,7 +268,7 @@ pub(crate) fn latency(
     for (name, search) in [
         ("words alone", &words),
         ("with the model", &semantic),
-        ("with the model, the query's vector remembered", &with_model),
+        ("with the model, the query's vector remembered", &remembering),
     ] {
         let stats = crate::measure(1, rounds, queries, || {
             let search = search.clone();
