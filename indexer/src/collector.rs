@@ -310,6 +310,16 @@ impl SegmentTiers {
     }
 }
 
+/// Adds `doc`'s values of one dimension to that dimension's `counts` (by ordinal).
+#[inline]
+fn count_values(counts: &mut [u32], ords: &DimOrds, doc: DocId) {
+    for ord in ords.values(doc) {
+        if let Some(slot) = counts.get_mut(*ord as usize) {
+            *slot += 1;
+        }
+    }
+}
+
 /// The collector of one segment.
 pub(crate) struct SearchSegmentCollector {
     segment: SegmentOrdinal,
@@ -439,40 +449,17 @@ impl SearchSegmentCollector {
     /// Counts the values of every facet of the documents that passed the filters.
     fn count_passed(&mut self) {
         for (index, dim) in Dim::FACETS.iter().enumerate() {
-            let counts = &mut self.facet_counts[index];
-            match &self.ords.dims[dim.index()] {
-                DimOrds::Missing => {}
-                DimOrds::Single(ords) => {
-                    for doc in &self.passed {
-                        // No value (`u32::MAX`) is past the end of the counts.
-                        if let Some(ord) = ords.get(*doc as usize)
-                            && let Some(slot) = counts.get_mut(*ord as usize)
-                        {
-                            *slot += 1;
-                        }
-                    }
-                }
-                multi @ DimOrds::Multi { .. } => {
-                    for doc in &self.passed {
-                        for ord in multi.values(*doc) {
-                            if let Some(slot) = counts.get_mut(*ord as usize) {
-                                *slot += 1;
-                            }
-                        }
-                    }
-                }
+            let (counts, ords) = (&mut self.facet_counts[index], &self.ords.dims[dim.index()]);
+            for doc in &self.passed {
+                count_values(counts, ords, *doc);
             }
         }
     }
 
     /// Counts `doc`'s values of the facet `index` (in [`Dim::FACETS`] order).
     fn count_facet(&mut self, index: usize, doc: DocId) {
-        let counts = &mut self.facet_counts[index];
-        for ord in self.ords.dims[Dim::FACETS[index].index()].values(doc) {
-            if let Some(slot) = counts.get_mut(*ord as usize) {
-                *slot += 1;
-            }
-        }
+        let ords = &self.ords.dims[Dim::FACETS[index].index()];
+        count_values(&mut self.facet_counts[index], ords, doc);
     }
 
     /// True when `doc` has a value of dimension `index` among `ords` (sorted).
