@@ -181,8 +181,10 @@ fn main() -> Result<()> {
         judgements.queries.len()
     ));
 
+    // The first held-out set: judged in the relevance run, and its task descriptions are in
+    // the latency workload.
+    let heldout = Judgements::from_json(&std::fs::read_to_string(&args.heldout)?)?;
     if !args.skip_relevance {
-        let heldout = Judgements::from_json(&std::fs::read_to_string(&args.heldout)?)?;
         let blind = if args.tuning {
             Vec::new()
         } else {
@@ -238,8 +240,7 @@ fn main() -> Result<()> {
         }
     }
     if !args.relevance_only {
-        let tasks = Judgements::from_json(&std::fs::read_to_string(&args.heldout)?)?;
-        scale(&args, &corpus, &judgements, &tasks, &mut report)?;
+        scale(&args, &corpus, &judgements, &heldout, &mut report)?;
     }
     #[allow(clippy::print_stdout)]
     {
@@ -1087,26 +1088,22 @@ where
             .filter(|(_, index, _)| is_task(&queries[*index]) == tasks)
             .map(|(duration, _, _)| *duration)
             .collect();
-        let at = |q: f64| {
-            class
-                .get(((class.len().max(1) - 1) as f64 * q).round() as usize)
-                .copied()
-                .unwrap_or_default()
-        };
-        (at(0.50), at(0.99), class.len())
+        (
+            percentile(&class, 0.50),
+            percentile(&class, 0.99),
+            class.len(),
+        )
     };
     let mut cpu: Vec<Duration> = timed.iter().map(|(_, _, cpu)| *cpu).collect();
     cpu.sort();
-    let cpu_at = |q: f64| cpu[((cpu.len() - 1) as f64 * q).round() as usize];
-    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
     let total: Duration = latencies.iter().sum();
     Stats {
-        p50: at(0.50),
-        p99: at(0.99),
+        p50: percentile(&latencies, 0.50),
+        p99: percentile(&latencies, 0.99),
         mean: total / latencies.len() as u32,
         qps: latencies.len() as f64 / wall.as_secs_f64(),
-        cpu_p50: cpu_at(0.50),
-        cpu_p99: cpu_at(0.99),
+        cpu_p50: percentile(&cpu, 0.50),
+        cpu_p99: percentile(&cpu, 0.99),
         typed: class(false),
         tasks: class(true),
         slowest: slowest
@@ -1114,6 +1111,15 @@ where
             .map(|(duration, query)| format!("`{query}` {}", ms(duration)))
             .collect(),
     }
+}
+
+/// The latency at quantile `q` of `sorted` (nearest rank); zero when there is none.
+fn percentile(sorted: &[Duration], q: f64) -> Duration {
+    let last = sorted.len().saturating_sub(1);
+    sorted
+        .get((last as f64 * q).round() as usize)
+        .copied()
+        .unwrap_or_default()
 }
 
 /// Returns the time the calling thread has spent on a CPU. On a shared machine this shows a
