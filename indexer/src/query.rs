@@ -8,12 +8,14 @@
 //!
 //! What matches, and what only ranks:
 //!
-//! - A record matches through its name, title, tags or description: a stemmed word, a word
-//!   as the prefix of a longer one (and the last word as typed), or its name or title key
-//!   being or starting with the query's. Body words only add to the score, except for
-//!   terms most bodies hold, which are left out.
-//! - When that finds fewer than five records the caller widens the query: body words
-//!   match on their own and long words match with one typo. Prefix, typo and key clauses
+//! - A record matches through its name, title, tags, description, declared tools or
+//!   headings: a stemmed word, a word as the prefix of a longer one (and the last word as
+//!   typed), or its name or title key being or starting with the query's. A word found
+//!   anywhere in the record (the body included) also makes it match when few records hold
+//!   it (`nda`, `heic`); a more common one only adds to the score, and one most records
+//!   hold is left out.
+//! - When that finds fewer than five records the caller widens the query: every body word
+//!   matches on its own and long words match with one typo. Prefix, typo and key clauses
 //!   score low and flat, so they rank below real text matches; the relevance tiers
 //!   themselves are applied by the collector.
 
@@ -91,6 +93,12 @@ const TIE_BREAKER: f32 = 0.3;
 /// A term held by more than this share of bodies is not scored in bodies (its idf is
 /// nearly zero anyway).
 const COMMON_IN_BODIES: f64 = 0.25;
+/// A term held by at most this share of bodies makes a record match through its body
+/// alone: a rare word of the query ("is this NDA safe") finds the skills that mention it
+/// even when other words match names. Above it, body matches only add to the score: letting
+/// terms of up to [`COMMON_IN_BODIES`] match too ranked every relevance set the same and
+/// cost 7 % at p99 (docs/BENCHMARKS.md).
+const RARE_IN_BODIES: f64 = 0.10;
 /// Weight of a query word matched as the prefix of a word.
 const PREFIX_WEIGHT: f32 = 0.5;
 /// Words (other than the last) match as prefixes when they have at least this many
@@ -369,15 +377,23 @@ impl QueryBuilder {
         })
     }
 
-    fn is_common_in_bodies(&self, term: &str) -> bool {
+    /// The share of records whose body (the whole record) holds `term`; 0 when unknown.
+    fn share_of_bodies(&self, term: &str) -> f64 {
         let Some(searcher) = &self.index else {
-            return false;
+            return 0.0;
         };
         let records = searcher.num_docs();
+        if records == 0 {
+            return 0.0;
+        }
         let holding = searcher
             .doc_freq(&Term::from_field_text(self.fields.body, term))
             .unwrap_or(0);
-        records > 0 && holding as f64 > records as f64 * COMMON_IN_BODIES
+        holding as f64 / records as f64
+    }
+
+    fn is_common_in_bodies(&self, term: &str) -> bool {
+        self.share_of_bodies(term) > COMMON_IN_BODIES
     }
 
     /// One term in the body: scored on its own, so that a body match ranks a record higher
@@ -395,10 +411,11 @@ impl QueryBuilder {
     /// Returns the query for `parsed`: the text clauses only (filters and the access
     /// policy are added by the caller).
     ///
-    /// A record matches through its name, title, tags or description (the words, the
-    /// last-word prefix, the name keys); body matches only add to the score. `widen`, which
-    /// the caller asks for when that finds few records, lets the body match on its own and
-    /// words of [`MIN_FUZZY_CHARS`] or more match with one typo.
+    /// A record matches through its name, title, tags, description, tools or headings (the
+    /// words, the last-word prefix, the name keys) or through a word few bodies hold
+    /// ([`RARE_IN_BODIES`]); other body matches only add to the score. `widen`, which the
+    /// caller asks for when that finds few records, lets every body word match on its own
+    /// and words of [`MIN_FUZZY_CHARS`] or more match with one typo.
     pub(crate) fn build(&mut self, parsed: &ParsedQuery, widen: bool) -> Box<dyn Query> {
         if parsed.is_empty {
             return Box::new(AllQuery);
@@ -417,9 +434,10 @@ impl QueryBuilder {
         let terms = self.loose_terms(parsed, !phrases_filter);
         for term in &terms {
             matching.push((Occur::Should, self.term_clause(term)));
-            if widen {
+            let share = self.share_of_bodies(term);
+            if widen || share <= RARE_IN_BODIES {
                 matching.push((Occur::Should, self.body_clause(term)));
-            } else if !self.is_common_in_bodies(term) {
+            } else if share <= COMMON_IN_BODIES {
                 outer.push((Occur::Should, self.body_clause(term)));
             }
         }

@@ -38,8 +38,8 @@ use crate::semantic::{
 use crate::snippet::Snippets;
 use crate::writer::CommitPayload;
 
-/// When a query finds fewer visible records than this, it is widened: body-only matches
-/// and typos are added.
+/// When a query finds fewer visible records than this, it is widened: matches of common body
+/// words and typos are added.
 const FEW_RESULTS: u64 = 5;
 /// Scales BM25 scores into the fraction part of a hit's score.
 const SCORE_SCALE: f32 = 10.0;
@@ -1141,6 +1141,38 @@ mod tests {
         let snippet = results.hits[0].snippet.bracketed();
         assert!(snippet.starts_with('…'), "{snippet}");
         assert!(snippet.contains("<[reconciliation]>"), "{snippet}");
+    }
+
+    // See: the search issue. "is this NDA safe" found the skills named `safe…` and not the
+    // contract reviewer whose body alone says NDA: body words counted only when the query
+    // found fewer than five records.
+    #[test]
+    fn a_body_word_few_records_hold_matches_and_a_commoner_one_only_ranks() {
+        let mut records: Vec<Skill> = (0..10)
+            .map(|n| {
+                let mut named = skill("s.test", &format!("safe-tool-{n}"), "Tool", "A tool.");
+                named.body = "Nothing else here.".to_owned();
+                named
+            })
+            .collect();
+        let mut reviewer = skill("l.test", "contract-review", "Review", "Reads agreements.");
+        reviewer.body = "Flags risky clauses in an NDA.".to_owned();
+        records.push(reviewer);
+        // "wiki" is in 3 of 14 bodies: more than the rare share, less than the common one.
+        for n in 0..3 {
+            let mut notes = skill("n.test", &format!("notes-{n}"), "Notes", "Keeps notes.");
+            notes.body = "Meeting notes kept in the wiki.".to_owned();
+            records.push(notes);
+        }
+        let index = index_of(&records);
+
+        let results = search(&index, "is this NDA safe", Caller::Anonymous);
+        assert_eq!(results.total, 11);
+        assert!(ids(&results).contains(&"l.test/contract-review".to_owned()));
+
+        let results = search(&index, "safe wiki", Caller::Anonymous);
+        assert_eq!(results.total, 10);
+        assert!(ids(&results).iter().all(|id| id.starts_with("s.test/")));
     }
 
     /// An index of `records`, committed.
