@@ -21,7 +21,7 @@ use tantivy::{
     BitSet, DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED,
 };
 
-use crate::ordinals::{DimOrds, OrdsCache, SegmentOrds};
+use crate::ordinals::{OrdsCache, SegmentOrds};
 use crate::schema::names;
 
 /// A field that can be filtered on.
@@ -310,16 +310,6 @@ impl SegmentTiers {
     }
 }
 
-/// Adds `doc`'s values of one dimension to that dimension's `counts` (by ordinal).
-#[inline]
-fn count_values(counts: &mut [u32], ords: &DimOrds, doc: DocId) {
-    for ord in ords.values(doc) {
-        if let Some(slot) = counts.get_mut(*ord as usize) {
-            *slot += 1;
-        }
-    }
-}
-
 /// The collector of one segment.
 pub(crate) struct SearchSegmentCollector {
     segment: SegmentOrdinal,
@@ -449,17 +439,14 @@ impl SearchSegmentCollector {
     /// Counts the values of every facet of the documents that passed the filters.
     fn count_passed(&mut self) {
         for (index, dim) in Dim::FACETS.iter().enumerate() {
-            let (counts, ords) = (&mut self.facet_counts[index], &self.ords.dims[dim.index()]);
-            for doc in &self.passed {
-                count_values(counts, ords, *doc);
-            }
+            self.ords.dims[dim.index()].count(&self.passed, &mut self.facet_counts[index]);
         }
     }
 
     /// Counts `doc`'s values of the facet `index` (in [`Dim::FACETS`] order).
     fn count_facet(&mut self, index: usize, doc: DocId) {
-        let ords = &self.ords.dims[Dim::FACETS[index].index()];
-        count_values(&mut self.facet_counts[index], ords, doc);
+        self.ords.dims[Dim::FACETS[index].index()]
+            .count(std::slice::from_ref(&doc), &mut self.facet_counts[index]);
     }
 
     /// True when `doc` has a value of dimension `index` among `ords` (sorted).

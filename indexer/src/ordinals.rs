@@ -83,6 +83,34 @@ impl DimOrds {
     pub(crate) fn first(&self, doc: DocId) -> Option<u32> {
         self.values(doc).first().copied()
     }
+
+    /// Adds the values of every document of `docs` to `counts` (by ordinal; an ordinal past
+    /// its end is not counted). The same as [`values`](DimOrds::values) per document, with
+    /// the kind of column decided once rather than per document: a broad task query counts
+    /// tens of thousands of documents, seven dimensions each.
+    pub(crate) fn count(&self, docs: &[DocId], counts: &mut [u32]) {
+        match self {
+            DimOrds::Missing => {}
+            DimOrds::Single(ords) => {
+                for doc in docs {
+                    if let Some(ord) = ords.get(*doc as usize)
+                        && let Some(slot) = counts.get_mut(*ord as usize)
+                    {
+                        *slot += 1;
+                    }
+                }
+            }
+            DimOrds::Multi { .. } => {
+                for doc in docs {
+                    for ord in self.values(*doc) {
+                        if let Some(slot) = counts.get_mut(*ord as usize) {
+                            *slot += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn narrow(ord: u64) -> Option<u32> {
@@ -205,6 +233,25 @@ mod tests {
         assert_eq!(narrow(u64::from(u32::MAX)), None);
         assert_eq!(narrow(u64::MAX), None);
         assert_eq!(narrow(7), Some(7));
+    }
+
+    #[test]
+    fn documents_are_counted_by_ordinal() {
+        let single = DimOrds::Single(vec![1, NONE, 1, 0, 7]);
+        let mut counts = vec![0; 3];
+        // Document 9 is past the end, ordinal 7 past the counts, NONE no value.
+        single.count(&[0, 1, 2, 3, 4, 9], &mut counts);
+        assert_eq!(counts, [1, 2, 0]);
+        let multi = DimOrds::Multi {
+            starts: vec![0, 2, 2, 3],
+            ords: vec![1, 2, 0],
+        };
+        let mut counts = vec![0; 3];
+        multi.count(&[0, 1, 2, 0], &mut counts);
+        assert_eq!(counts, [1, 2, 2]);
+        let mut counts = vec![0; 3];
+        DimOrds::Missing.count(&[0, 1], &mut counts);
+        assert_eq!(counts, [0, 0, 0]);
     }
 
     #[test]
