@@ -330,19 +330,18 @@ impl QueryBuilder {
         ))
     }
 
-    /// The terms in sequence, in any phrase field.
-    fn phrase_clause(&self, terms: &[String], slop: u32, weight: f32) -> Box<dyn Query> {
+    /// The terms at their positions ([`tokenizer::positioned_tokens`]), in any phrase field.
+    fn phrase_clause(&self, terms: &[(usize, String)], weight: f32) -> Box<dyn Query> {
         let per_field: Vec<(Occur, Box<dyn Query>)> = self
             .phrase_fields()
             .into_iter()
             .map(|(field, field_weight)| -> (Occur, Box<dyn Query>) {
-                let mut phrase = PhraseQuery::new(
+                let phrase = PhraseQuery::new_with_offset(
                     terms
                         .iter()
-                        .map(|term| Term::from_field_text(field, term))
+                        .map(|(position, term)| (*position, Term::from_field_text(field, term)))
                         .collect(),
                 );
-                phrase.set_slop(slop);
                 (
                     Occur::Should,
                     Box::new(BoostQuery::new(Box::new(phrase), weight * field_weight)),
@@ -456,27 +455,28 @@ impl QueryBuilder {
         }
         // Quoted phrases must appear.
         for phrase in &parsed.phrases {
-            let phrase_terms: Vec<String> = tokenizer::tokens(&mut self.text, phrase)
-                .into_iter()
-                .take(MAX_TERMS)
-                .collect();
+            let phrase_terms: Vec<(usize, String)> =
+                tokenizer::positioned_tokens(&mut self.text, phrase)
+                    .into_iter()
+                    .take(MAX_TERMS)
+                    .collect();
             if !phrases_filter {
                 if phrase_terms.len() > 1 {
                     outer.push((
                         Occur::Should,
-                        self.phrase_clause(&phrase_terms, 0, PHRASE_BOOST),
+                        self.phrase_clause(&phrase_terms, PHRASE_BOOST),
                     ));
                 }
                 continue;
             }
-            let required = match phrase_terms.len() {
-                0 => continue,
-                1 if widen => Box::new(BooleanQuery::new(vec![
-                    (Occur::Should, self.term_clause(&phrase_terms[0])),
-                    (Occur::Should, self.body_clause(&phrase_terms[0])),
+            let required = match phrase_terms.as_slice() {
+                [] => continue,
+                [(_, term)] if widen => Box::new(BooleanQuery::new(vec![
+                    (Occur::Should, self.term_clause(term)),
+                    (Occur::Should, self.body_clause(term)),
                 ])),
-                1 => self.term_clause(&phrase_terms[0]),
-                _ => self.phrase_clause(&phrase_terms, 0, 1.0),
+                [(_, term)] => self.term_clause(term),
+                _ => self.phrase_clause(&phrase_terms, 1.0),
             };
             outer.push((Occur::Must, required));
         }

@@ -1175,6 +1175,38 @@ mod tests {
         assert!(ids(&results).iter().all(|id| id.starts_with("s.test/")));
     }
 
+    // A quoted phrase with a stop word in it ("infrastructure as code", "text to speech")
+    // found nothing: the analyser drops the stop word, and the phrase was built as if the
+    // words left were adjacent, where the index keeps the gap.
+    #[test]
+    fn a_quoted_phrase_with_a_stop_word_finds_the_text_it_quotes() {
+        let index = index_of(&[
+            skill(
+                "a.test",
+                "iac",
+                "IaC",
+                "Builds infrastructure as code for clouds.",
+            ),
+            skill(
+                "b.test",
+                "tts",
+                "Voices",
+                "Turns text to speech in many voices.",
+            ),
+            skill(
+                "c.test",
+                "near",
+                "Near",
+                "Infrastructure code reviews, not the same.",
+            ),
+        ]);
+        let quoted = |query: &str| ids(&search(&index, query, Caller::Anonymous));
+        assert_eq!(quoted("\"infrastructure as code\""), ["a.test/iac"]);
+        assert_eq!(quoted("\"text to speech\""), ["b.test/tts"]);
+        // The gap is part of the phrase: the words side by side are another text.
+        assert_eq!(quoted("\"infrastructure code\""), ["c.test/near"]);
+    }
+
     /// An index of `records`, committed.
     fn index_of(records: &[Skill]) -> SearchIndex {
         let Index {

@@ -261,6 +261,24 @@ pub(crate) fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     out
 }
 
+/// Returns the tokens `analyzer` makes of `text` with their positions, counted from the
+/// first: a stop word the analyser drops leaves its gap (`infrastructure as code` is
+/// `infrastructur` at 0 and `code` at 2), as it does in the index, so a phrase built from
+/// these matches the text it was typed from.
+pub(crate) fn positioned_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(usize, String)> {
+    let mut stream = analyzer.token_stream(text);
+    let mut out: Vec<(usize, String)> = Vec::new();
+    while let Some(token) = stream.next() {
+        out.push((token.position, token.text.clone()));
+    }
+    if let Some(first) = out.first().map(|(position, _)| *position) {
+        for (position, _) in &mut out {
+            *position -= first;
+        }
+    }
+    out
+}
+
 /// The longest key kept for exact and prefix name matching, in bytes.
 const MAX_KEY_BYTES: usize = 200;
 
