@@ -85,7 +85,7 @@ impl DimOrds {
     }
 
     /// Adds the values of every document of `docs` to `counts` (by ordinal; an ordinal past
-    /// its end is not counted). The same as [`values`](DimOrds::values) per document, with
+    /// the end of `counts` is not counted). The same as [`values`](DimOrds::values) per document, with
     /// the kind of column decided once rather than per document: a broad task query counts
     /// tens of thousands of documents, seven dimensions each.
     pub(crate) fn count(&self, docs: &[DocId], counts: &mut [u32]) {

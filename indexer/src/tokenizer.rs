@@ -273,7 +273,7 @@ pub(crate) fn positioned_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<
     }
     if let Some(first) = out.first().map(|(position, _)| *position) {
         for (position, _) in &mut out {
-            *position -= first;
+            *position = position.saturating_sub(first);
         }
     }
     out
