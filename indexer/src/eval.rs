@@ -1,6 +1,6 @@
 //! Relevance evaluation: judged queries, nDCG@k and MRR@k.
 //!
-//! Nine sets of judged queries, each with graded judgements of records (by id): 3 = exactly
+//! Ten sets of judged queries, each with graded judgements of records (by id): 3 = exactly
 //! what was asked for, 2 = a good answer, 1 = related, unlisted = not relevant.
 //!
 //! - `indexer/eval/queries.json`: the regression set over `../shared/corpus`, written by the
@@ -8,11 +8,12 @@
 //! - `indexer/eval/heldout.json`: task-style queries over the same corpus, written and judged
 //!   by reading the skills before the ranking was tuned; its misses have since guided changes,
 //!   so it is no longer independent (docs/BENCHMARKS.md).
-//! - `indexer/eval/heldout-2.json` to `heldout-7.json`: task-style queries written later,
+//! - `indexer/eval/heldout-2.json` to `heldout-8.json`: task-style queries written later,
 //!   each by someone who saw neither rankings nor the other sets, frozen, and never tuned on.
 //!   (`heldout-5.json` was measured first after the fusion by scores and the decoded columns;
 //!   half of `heldout-6.json` is task descriptions as pasted to an agent, 34 to 46 words;
-//!   `heldout-7.json` is paraphrases, whose per-query results no one has read yet.)
+//!   `heldout-7.json` is paraphrases; `heldout-8.json` was written to judge one change of
+//!   the ranking, after the others had all been read.)
 //! - `../shared/relevance-dev/qrels.json`: task queries written by others (MetaTool) over
 //!   skill-sharing services; tuned on.
 //!
@@ -319,6 +320,11 @@ mod tests {
         corpus_set_stays_above_its_floors(&CORPUS_SETS[7]);
     }
 
+    #[test]
+    fn the_eighth_held_out_set_stays_above_its_floor() {
+        corpus_set_stays_above_its_floors(&CORPUS_SETS[8]);
+    }
+
     /// The development set's judged queries (`../shared/relevance-dev/qrels.json`).
     fn dev_judgements(dir: &std::path::Path) -> Judgements {
         let qrels: serde_json::Value =
@@ -426,7 +432,7 @@ mod tests {
     }
 
     /// The corpus sets, each with its figures: words, then with the model.
-    const CORPUS_SETS: [CorpusSet; 8] = [
+    const CORPUS_SETS: [CorpusSet; 9] = [
         // Written and tuned on by the project. Measured 0.950/0.993, 0.957/0.993.
         CorpusSet {
             name: "regression",
@@ -434,7 +440,7 @@ mod tests {
             floors: (0.93, 0.97),
             semantic_floors: (0.94, 0.97),
         },
-        // Written before the ranking was tuned; since tuned on. 0.794/0.830, 0.827/0.847.
+        // Written before the ranking was tuned; since tuned on. 0.801/0.834, 0.826/0.847.
         CorpusSet {
             name: "held-out",
             file: "heldout.json",
@@ -442,35 +448,35 @@ mod tests {
             semantic_floors: (0.81, 0.83),
         },
         // Written blind, frozen, never tuned on (this one and the five below).
-        // 0.807/0.814, 0.819/0.825.
+        // 0.807/0.814, 0.820/0.826.
         CorpusSet {
             name: "held-out 2",
             file: "heldout-2.json",
             floors: (0.78, 0.79),
             semantic_floors: (0.80, 0.81),
         },
-        // 0.804/0.849, 0.854/0.884.
+        // 0.812/0.858, 0.854/0.884.
         CorpusSet {
             name: "held-out 3",
             file: "heldout-3.json",
             floors: (0.78, 0.83),
             semantic_floors: (0.83, 0.86),
         },
-        // 0.882/0.917, 0.899/0.937.
+        // 0.891/0.923, 0.900/0.939.
         CorpusSet {
             name: "held-out 4",
             file: "heldout-4.json",
             floors: (0.86, 0.89),
             semantic_floors: (0.88, 0.92),
         },
-        // 0.786/0.807, 0.835/0.852.
+        // 0.789/0.817, 0.836/0.856.
         CorpusSet {
             name: "held-out 5",
             file: "heldout-5.json",
             floors: (0.77, 0.79),
             semantic_floors: (0.82, 0.84),
         },
-        // Half short task queries, half pasted task descriptions. 0.867/0.925, 0.883/0.940.
+        // Half short task queries, half pasted task descriptions. 0.863/0.916, 0.891/0.950.
         CorpusSet {
             name: "held-out 6",
             file: "heldout-6.json",
@@ -478,17 +484,24 @@ mod tests {
             semantic_floors: (0.87, 0.92),
         },
         // Paraphrases: the task in everyday words, the skill in the words of its technique.
-        // 0.565/0.567, 0.661/0.685.
+        // 0.564/0.567, 0.661/0.685.
         CorpusSet {
             name: "held-out 7",
             file: "heldout-7.json",
             floors: (0.54, 0.54),
             semantic_floors: (0.63, 0.64),
         },
+        // 18 short, 20 medium and 12 long task queries. 0.896/0.933, 0.923/0.947.
+        CorpusSet {
+            name: "held-out 8",
+            file: "heldout-8.json",
+            floors: (0.87, 0.90),
+            semantic_floors: (0.90, 0.92),
+        },
     ];
 
     /// The development set's floor with the model: the 0.70 the product promises. Measured
-    /// 0.719 and 0.710.
+    /// 0.720 and 0.710.
     const DEV_SEMANTIC_FLOORS: (f64, f64) = (0.70, 0.69);
 
     /// Measured 0.647 and 0.636.

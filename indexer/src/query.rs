@@ -440,16 +440,33 @@ impl QueryBuilder {
                 outer.push((Occur::Should, self.body_clause(term)));
             }
         }
-        // Abbreviations and close synonyms of the words typed, at a lower weight.
-        for term in self.synonym_terms(parsed, &terms) {
+        // Abbreviations and close synonyms of the words typed. One of several words
+        // (`pull request` for `pr`) is a phrase: its words alone (`request`) mean something
+        // else. The body has no positions, so there it must hold every word.
+        for synonym in self.synonyms(parsed, &terms) {
+            let (matched, body): (Box<dyn Query>, Option<Box<dyn Query>>) = match &synonym[..] {
+                [(_, term)] => (
+                    self.term_clause(term),
+                    (!self.is_common_in_bodies(term)).then(|| self.body_clause(term)),
+                ),
+                _ => (
+                    self.phrase_clause(&synonym, 1.0),
+                    Some(Box::new(BooleanQuery::new(
+                        synonym
+                            .iter()
+                            .map(|(_, term)| (Occur::Must, self.body_clause(term)))
+                            .collect(),
+                    ))),
+                ),
+            };
             matching.push((
                 Occur::Should,
-                Box::new(BoostQuery::new(self.term_clause(&term), SYNONYM_WEIGHT)),
+                Box::new(BoostQuery::new(matched, SYNONYM_WEIGHT)),
             ));
-            if !self.is_common_in_bodies(&term) {
+            if let Some(body) = body {
                 outer.push((
                     Occur::Should,
-                    Box::new(BoostQuery::new(self.body_clause(&term), SYNONYM_WEIGHT)),
+                    Box::new(BoostQuery::new(body, SYNONYM_WEIGHT)),
                 ));
             }
         }
@@ -603,22 +620,29 @@ impl QueryBuilder {
         }
     }
 
-    /// Returns the analysed terms of the synonyms of the query's words
-    /// ([`crate::synonyms`]) that are not among `terms` already.
-    fn synonym_terms(&mut self, parsed: &ParsedQuery, terms: &[String]) -> Vec<String> {
+    /// Returns the synonyms of the query's words ([`crate::synonyms`]), each analysed into
+    /// its terms at their positions; a one-word synonym already among `terms` is left out.
+    /// At most [`MAX_TERMS`] terms in all.
+    fn synonyms(&mut self, parsed: &ParsedQuery, terms: &[String]) -> Vec<Vec<(usize, String)>> {
         let mut text = parsed.loose.clone();
         for phrase in &parsed.phrases {
             text.push(' ');
             text.push_str(phrase);
         }
         let words = tokenizer::tokens(&mut self.words, &text);
-        let mut out: Vec<String> = Vec::new();
+        let mut out: Vec<Vec<(usize, String)>> = Vec::new();
+        let mut counted = 0;
         for synonym in synonyms::expansions(&words) {
-            for term in tokenizer::tokens(&mut self.text, synonym) {
-                if !terms.contains(&term) && !out.contains(&term) && out.len() < MAX_TERMS {
-                    out.push(term);
-                }
+            let analysed = tokenizer::positioned_tokens(&mut self.text, synonym);
+            let typed = matches!(&analysed[..], [(_, term)] if terms.contains(term));
+            if analysed.is_empty() || typed || out.contains(&analysed) {
+                continue;
             }
+            counted += analysed.len();
+            if counted > MAX_TERMS {
+                break;
+            }
+            out.push(analysed);
         }
         out
     }

@@ -1306,6 +1306,36 @@ mod tests {
         }
     }
 
+    // `seo` also searched for `search`, `engine` and `optimization` one by one, so every
+    // skill about optimising anything matched it; `pr` matched every skill about requests.
+    #[test]
+    fn a_synonym_of_several_words_is_searched_as_a_phrase() {
+        let index = index_of(&[
+            skill(
+                "a.test",
+                "audit",
+                "Audit",
+                "Search engine optimization audits of a site.",
+            ),
+            skill(
+                "a.test",
+                "tuning",
+                "Tuning",
+                "Optimization of slow database queries.",
+            ),
+            skill(
+                "a.test",
+                "review-bot",
+                "Review bot",
+                "Reviews a pull request and its diff.",
+            ),
+            skill("a.test", "retry", "Retry", "Retries failed HTTP requests."),
+        ]);
+        let found = |query: &str| ids(&search(&index, query, Caller::Anonymous));
+        assert_eq!(found("seo"), ["a.test/audit"]);
+        assert_eq!(found("pr"), ["a.test/review-bot"]);
+    }
+
     // The search issue's own example ("turn this scanned contract into text"): the skill
     // that reads scans says OCR and never "scanned".
     #[test]
