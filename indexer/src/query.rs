@@ -97,7 +97,7 @@ const COMMON_IN_BODIES: f64 = 0.25;
 /// alone: a rare word of the query ("is this NDA safe") finds the skills that mention it
 /// even when other words match names. Above it, body matches only add to the score: letting
 /// terms of up to [`COMMON_IN_BODIES`] match too ranked every relevance set the same and
-/// cost 7 % at p99 (docs/BENCHMARKS.md).
+/// cost 8 % at p99 (docs/BENCHMARKS.md).
 const RARE_IN_BODIES: f64 = 0.10;
 /// Weight of a query word matched as the prefix of a word.
 const PREFIX_WEIGHT: f32 = 0.5;
