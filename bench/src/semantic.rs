@@ -75,11 +75,10 @@ impl Embed for Timed {
 fn percentiles(times: &[Duration]) -> (Duration, Duration) {
     let mut sorted = times.to_vec();
     sorted.sort();
-    if sorted.is_empty() {
-        return (Duration::ZERO, Duration::ZERO);
-    }
-    let at = |q: f64| sorted[((sorted.len() as f64 * q) as usize).min(sorted.len() - 1)];
-    (at(0.5), at(0.99))
+    (
+        crate::percentile(&sorted, 0.5),
+        crate::percentile(&sorted, 0.99),
+    )
 }
 
 /// nDCG@10 and MRR@10 of every set with the model, beside the words alone and the stronger
