@@ -447,7 +447,7 @@ mod tests {
             floors: (0.78, 0.81),
             semantic_floors: (0.81, 0.83),
         },
-        // Written blind, frozen, never tuned on (this one and the five below).
+        // Written blind, frozen, never tuned on (this one and the six below).
         // 0.807/0.814, 0.820/0.826.
         CorpusSet {
             name: "held-out 2",
