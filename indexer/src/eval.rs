@@ -1,6 +1,6 @@
 //! Relevance evaluation: judged queries, nDCG@k and MRR@k.
 //!
-//! Ten sets of judged queries, each with graded judgements of records (by id): 3 = exactly
+//! Eleven sets of judged queries, each with graded judgements of records (by id): 3 = exactly
 //! what was asked for, 2 = a good answer, 1 = related, unlisted = not relevant.
 //!
 //! - `indexer/eval/queries.json`: the regression set over `../shared/corpus`, written by the
@@ -8,15 +8,13 @@
 //! - `indexer/eval/heldout.json`: task-style queries over the same corpus, written and judged
 //!   by reading the skills before the ranking was tuned; its misses have since guided changes,
 //!   so it is no longer independent (docs/BENCHMARKS.md).
-//! - `indexer/eval/heldout-2.json` to `heldout-8.json`: task-style queries written later,
+//! - `indexer/eval/heldout-2.json` to `heldout-9.json`: task-style queries written later,
 //!   each by someone who saw neither rankings nor the other sets, frozen, and never tuned on.
 //!   (`heldout-5.json` was measured first after the fusion by scores and the decoded columns;
 //!   half of `heldout-6.json` is task descriptions as pasted to an agent, 34 to 46 words;
-//!   `heldout-7.json` is paraphrases; `heldout-8.json` was written to judge one change of
-//!   the ranking, after the others had all been read.)
-//! - `indexer/eval/heldout-9.json`: written the same way and frozen, and not measured yet:
-//!   the next change of the ranking is judged on it first. Its tests check its form and
-//!   that it judges real records, and rank nothing.
+//!   `heldout-7.json` is paraphrases; `heldout-8.json` and `heldout-9.json` were each written
+//!   to judge one change of the ranking, after the others had all been read, and kept
+//!   unmeasured until that change.)
 //! - `../shared/relevance-dev/qrels.json`: task queries written by others (MetaTool) over
 //!   skill-sharing services; tuned on.
 //!
@@ -180,15 +178,9 @@ mod tests {
         shared_dir("corpus", "MANIFEST.json")
     }
 
-    /// Sets written blind and frozen but not measured yet: the next change of the ranking is
-    /// judged on them first, by a rule written before that measurement (docs/BENCHMARKS.md).
-    /// They are checked here without ranking anything, so that no run prints their results.
-    const UNMEASURED_SETS: [&str; 1] = ["heldout-9.json"];
-
     #[test]
     fn the_judged_queries_are_well_formed() {
-        let files = CORPUS_SETS.iter().map(|set| set.file);
-        for file in files.chain(UNMEASURED_SETS) {
+        for file in CORPUS_SETS.iter().map(|set| set.file) {
             let judgements = judged_queries(file);
             assert!(judgements.queries.len() >= 40, "{file}");
             for judged in &judgements.queries {
@@ -210,28 +202,6 @@ mod tests {
                     "{}",
                     judged.query
                 );
-            }
-        }
-    }
-
-    #[test]
-    fn the_unmeasured_sets_judge_records_of_the_corpus() {
-        let Some(corpus) = corpus_dir() else {
-            return;
-        };
-        let ids: std::collections::BTreeSet<String> = crawler::local::corpus_records(&corpus)
-            .unwrap()
-            .iter()
-            .map(|record| record.id.to_string())
-            .collect();
-        for file in UNMEASURED_SETS {
-            for judged in &judged_queries(file).queries {
-                for id in judged.judgements.keys() {
-                    assert!(
-                        ids.contains(id),
-                        "{file}: {id} is not a record of the corpus"
-                    );
-                }
             }
         }
     }
@@ -356,6 +326,11 @@ mod tests {
         corpus_set_stays_above_its_floors(&CORPUS_SETS[8]);
     }
 
+    #[test]
+    fn the_ninth_held_out_set_stays_above_its_floor() {
+        corpus_set_stays_above_its_floors(&CORPUS_SETS[9]);
+    }
+
     /// The development set's judged queries (`../shared/relevance-dev/qrels.json`).
     fn dev_judgements(dir: &std::path::Path) -> Judgements {
         let qrels: serde_json::Value =
@@ -463,7 +438,7 @@ mod tests {
     }
 
     /// The corpus sets, each with its figures: words, then with the model.
-    const CORPUS_SETS: [CorpusSet; 9] = [
+    const CORPUS_SETS: [CorpusSet; 10] = [
         // Written and tuned on by the project. Measured 0.950/0.993, 0.957/0.993.
         CorpusSet {
             name: "regression",
@@ -478,7 +453,7 @@ mod tests {
             floors: (0.78, 0.81),
             semantic_floors: (0.81, 0.83),
         },
-        // Written blind, frozen, never tuned on (this one and the six below).
+        // Written blind, frozen, never tuned on (this one and the seven below).
         // 0.807/0.814, 0.820/0.826.
         CorpusSet {
             name: "held-out 2",
@@ -486,7 +461,7 @@ mod tests {
             floors: (0.78, 0.79),
             semantic_floors: (0.80, 0.81),
         },
-        // 0.812/0.858, 0.854/0.884.
+        // 0.813/0.858, 0.855/0.884.
         CorpusSet {
             name: "held-out 3",
             file: "heldout-3.json",
@@ -528,6 +503,14 @@ mod tests {
             file: "heldout-8.json",
             floors: (0.87, 0.90),
             semantic_floors: (0.90, 0.92),
+        },
+        // 15 short, 20 medium and 15 long task queries, first measured to judge one change
+        // (languages named with symbols). 0.920/0.935, 0.942/0.960.
+        CorpusSet {
+            name: "held-out 9",
+            file: "heldout-9.json",
+            floors: (0.90, 0.91),
+            semantic_floors: (0.92, 0.94),
         },
     ];
 

@@ -179,13 +179,14 @@ const NOISE_WORDS: &[&str] = &[
     "new",
 ];
 
-/// Returns the words of user text that say what is wanted, lowercased and unstemmed: English
-/// stop words and task boilerplate ("how do I", "help me") left out, unless nothing else is
-/// left. For baselines that should read a query as this ranking does.
+/// Returns the words of user text that say what is wanted, lowercased and unstemmed, as
+/// written (`c#`, not the `csharp` this ranking searches for): English stop words and task
+/// boilerplate ("how do I", "help me") left out, unless nothing else is left. For baselines
+/// that should read a query as this ranking does.
 pub fn informative_words(text: &str) -> Vec<String> {
     let mut stemmed = text_analyzer();
     let mut words = words_analyzer();
-    let all = tokenizer::tokens(&mut words, &sanitize(text));
+    let all = tokenizer::written_tokens(&mut words, &sanitize(text));
     let kept: Vec<String> = all
         .iter()
         .filter(|word| {
@@ -253,11 +254,14 @@ pub(crate) fn parse(raw: &str) -> ParsedQuery {
     }
     loose.push_str(rest);
     let last_word = if text.ends_with(|c: char| c.is_alphanumeric()) {
-        loose
+        let word = loose
             .rsplit(|c: char| !c.is_alphanumeric())
             .next()
-            .filter(|word| word.chars().count() >= MIN_PREFIX_CHARS)
-            .map(str::to_lowercase)
+            .unwrap_or_default();
+        // `.NET` is a whole word (`dotnet`), not the start of `network`.
+        let is_language =
+            tokenizer::is_language_name(&loose, loose.len() - word.len(), loose.len());
+        (word.chars().count() >= MIN_PREFIX_CHARS && !is_language).then(|| word.to_lowercase())
     } else {
         None
     };
@@ -712,6 +716,14 @@ mod tests {
     #[test]
     fn control_characters_are_tamed() {
         assert_eq!(sanitize("a\u{0}b\u{1b}[31m"), "a b [31m");
+    }
+
+    #[test]
+    fn informative_words_are_as_written() {
+        assert_eq!(
+            informative_words("How do I fix nullable warnings in C#?"),
+            ["fix", "nullable", "warnings", "c#"]
+        );
     }
 
     #[test]

@@ -1336,6 +1336,55 @@ mod tests {
         assert_eq!(found("pr"), ["a.test/review-bot"]);
     }
 
+    // `C#` was the letter `c`: every skill saying `C-level` or `C` matched it, and no skill
+    // named `csharp-…` did; `.NET` was `net`, and missed the `dotnet-…` skills.
+    #[test]
+    fn language_names_written_with_symbols_find_their_skills() {
+        let index = index_of(&[
+            skill(
+                "a.test",
+                "csharp-scripts",
+                "C# scripts",
+                "Run single-file scripts.",
+            ),
+            skill(
+                "a.test",
+                "c-level-advisor",
+                "C-level advisor",
+                "Advice for a CEO or a CTO.",
+            ),
+            skill(
+                "a.test",
+                "dotnet-trace",
+                "Trace",
+                "Collect traces of a running service.",
+            ),
+            skill(
+                "a.test",
+                "native-interop",
+                "Native interop",
+                "Call C++ libraries from .NET code.",
+            ),
+            skill("a.test", "network", "Network", "Inspect the net traffic."),
+        ]);
+        let found = |query: &str| ids(&search(&index, query, Caller::Anonymous));
+        assert_eq!(found("C#"), ["a.test/csharp-scripts"]);
+        assert_eq!(found("c++"), ["a.test/native-interop"]);
+        assert_eq!(
+            found(".NET"),
+            ["a.test/dotnet-trace", "a.test/native-interop"]
+        );
+        assert_eq!(found("dotnet"), found(".NET"));
+        let results = search(&index, "call c++", Caller::Anonymous);
+        let snippet = &results.hits[0].snippet;
+        let marked: Vec<&str> = snippet
+            .marks
+            .iter()
+            .map(|range| &snippet.text[range.clone()])
+            .collect();
+        assert_eq!(marked, ["Call", "C++"]);
+    }
+
     // The search issue's own example ("turn this scanned contract into text"): the skill
     // that reads scans says OCR and never "scanned".
     #[test]

@@ -79,10 +79,68 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() && !is_cjk(c)
 }
 
+/// Words that name .NET when `.NET` follows them: `ASP.NET`, `ML.NET`, `ADO.NET`, `VB.NET`.
+const DOTNET_PREFIXES: [&str; 4] = ["asp", "ml", "ado", "vb"];
+
+/// Returns the word a programming language's name written with symbols stands for, and the
+/// bytes it covers, when the word at `start..end` of `text` is one: `C#` is `csharp`, `F#`
+/// `fsharp`, `C++` `cpp`, and `.NET` (alone or after [`DOTNET_PREFIXES`]) `dotnet`, the
+/// words skills also use in their names. Without this, `C#` and `C++` are the letter `c`,
+/// and `.NET` the word `net`.
+fn language_name(text: &str, start: usize, end: usize) -> Option<(&'static str, usize, usize)> {
+    let word = &text[start..end];
+    if !matches!(word.len(), 1 | 3) {
+        return None;
+    }
+    let rest = &text[end..];
+    let ends_there = |len: usize| !rest[len..].starts_with(is_word_char);
+    // `C++17` is C++ and the year of its standard.
+    if word.eq_ignore_ascii_case("c") && rest.starts_with("++") && !rest[2..].starts_with('+') {
+        return Some(("cpp", start, end + 2));
+    }
+    if rest.starts_with('#') && ends_there(1) {
+        if word.eq_ignore_ascii_case("c") {
+            return Some(("csharp", start, end + 1));
+        }
+        if word.eq_ignore_ascii_case("f") {
+            return Some(("fsharp", start, end + 1));
+        }
+    }
+    if word.eq_ignore_ascii_case("net") && text[..start].ends_with('.') {
+        let dot = start - 1;
+        let before = &text[..dot];
+        let previous_word_start = before.rfind(|c: char| !is_word_char(c)).map_or(0, |at| {
+            at + before[at..].chars().next().map_or(1, char::len_utf8)
+        });
+        let previous = &before[previous_word_start..];
+        if previous.is_empty() {
+            return Some(("dotnet", dot, end));
+        }
+        if DOTNET_PREFIXES
+            .iter()
+            .any(|prefix| previous.eq_ignore_ascii_case(prefix))
+        {
+            return Some(("dotnet", start, end));
+        }
+    }
+    None
+}
+
+/// True when the word at `start..end` of `text` is a language's name written with symbols
+/// (see [`language_name`]).
+pub(crate) fn is_language_name(text: &str, start: usize, end: usize) -> bool {
+    language_name(text, start, end).is_some()
+}
+
 impl SkillTokenStream<'_> {
     fn emit(&mut self, from: usize, to: usize) -> bool {
+        self.emit_as(&self.text[from..to], from, to)
+    }
+
+    /// Emits `word` for the text at `from..to`.
+    fn emit_as(&mut self, word: &str, from: usize, to: usize) -> bool {
         self.token.text.clear();
-        self.token.text.push_str(&self.text[from..to]);
+        self.token.text.push_str(word);
         self.token.offset_from = from;
         self.token.offset_to = to;
         self.token.position = self.token.position.wrapping_add(1);
@@ -123,6 +181,10 @@ impl TokenStream for SkillTokenStream<'_> {
                     .find(|c: char| !is_word_char(c))
                     .unwrap_or(text.len() - start);
                 self.cursor = start + len;
+                if let Some((word, from, to)) = language_name(text, start, start + len) {
+                    self.cursor = to;
+                    return self.emit_as(word, from, to);
+                }
                 return self.emit(start, start + len);
             }
             self.cursor += c.len_utf8();
@@ -261,6 +323,17 @@ pub(crate) fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     out
 }
 
+/// Returns the text each token of `analyzer` comes from, lowercased: `c#` where the token is
+/// `csharp`.
+pub(crate) fn written_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while let Some(token) = stream.next() {
+        out.push(text[token.offset_from..token.offset_to].to_lowercase());
+    }
+    out
+}
+
 /// Returns the tokens `analyzer` makes of `text` with their positions, counted from the
 /// first: a stop word the analyser drops leaves its gap (`infrastructure as code` is
 /// `infrastructur` at 0 and `code` at 2), as it does in the index, so a phrase built from
@@ -283,20 +356,36 @@ pub(crate) fn positioned_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<
 const MAX_KEY_BYTES: usize = 200;
 
 /// Returns the matching key of a name or title: lowercased words joined by `-`, so that
-/// `PDF Tools`, `pdf_tools` and `pdf-tools` are the same key.
+/// `PDF Tools`, `pdf_tools` and `pdf-tools` are the same key, and `C# scripts` is
+/// `csharp-scripts` (a language's name written with symbols is its word, as in the text).
 pub fn key(text: &str) -> String {
     let mut out = String::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.is_empty() {
+    let mut word_start = None;
+    let ends = text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')));
+    for (at, c) in ends {
+        if at < text.len() && c.is_alphanumeric() {
+            word_start.get_or_insert(at);
             continue;
         }
+        let Some(start) = word_start.take() else {
+            continue;
+        };
+        let word = match language_name(text, start, at) {
+            Some((word, _, _)) => word.to_owned(),
+            None => text[start..at]
+                .chars()
+                .flat_map(char::to_lowercase)
+                .collect(),
+        };
         if out.len() + word.len() + 1 > MAX_KEY_BYTES {
             break;
         }
         if !out.is_empty() {
             out.push('-');
         }
-        out.extend(word.chars().flat_map(char::to_lowercase));
+        out.push_str(&word);
     }
     out
 }
@@ -310,7 +399,16 @@ mod tests {
         let mut stream = tokenizer.token_stream(text);
         let mut out = Vec::new();
         while let Some(token) = stream.next() {
-            assert_eq!(&text[token.offset_from..token.offset_to], token.text);
+            let written = &text[token.offset_from..token.offset_to];
+            if written != token.text {
+                // A language's name written with symbols stands for its word.
+                assert_eq!(
+                    language_name_of(written),
+                    Some(token.text.as_str()),
+                    "{written:?} became {:?}",
+                    token.text
+                );
+            }
             out.push((token.text.clone(), token.offset_from, token.offset_to));
         }
         out
@@ -341,6 +439,40 @@ mod tests {
         assert!(raw_tokens("  ((( ))) ").is_empty());
     }
 
+    fn language_name_of(written: &str) -> Option<&'static str> {
+        match written.to_ascii_lowercase().as_str() {
+            "c#" => Some("csharp"),
+            "f#" => Some("fsharp"),
+            "c++" => Some("cpp"),
+            ".net" | "net" => Some("dotnet"),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn language_names_written_with_symbols_are_words() {
+        let raw = raw_tokens("C# and C++17, F#; .NET 8, ASP.NET or ML.NET: example.net c#1 c+");
+        let texts: Vec<&str> = raw.iter().map(|(text, _, _)| text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "csharp", "and", "cpp", "17", "fsharp", "dotnet", "8", "ASP", "dotnet", "or", "ML",
+                "dotnet", "example", "net", "c", "1", "c"
+            ]
+        );
+        // The word covers what was written, for highlighting.
+        assert_eq!((raw[0].1, raw[0].2), (0, 2));
+        assert_eq!((raw[2].1, raw[2].2), (7, 10));
+        let written = "C# and C++17, F#; .NET 8";
+        assert_eq!(&written[raw[5].1..raw[5].2], ".NET");
+
+        let mut text = text_analyzer();
+        assert_eq!(
+            tokens(&mut text, "the C# SDK for .NET"),
+            ["csharp", "sdk", "dotnet"]
+        );
+    }
+
     #[test]
     fn analyzers_stem_and_drop_stop_words() {
         let mut text = text_analyzer();
@@ -369,6 +501,9 @@ mod tests {
         assert_eq!(key("  pdf--tools  "), "pdf-tools");
         assert_eq!(key("((("), "");
         assert_eq!(key("文本 提取"), "文本-提取");
+        assert_eq!(key("C# scripts"), "csharp-scripts");
+        assert_eq!(key(".NET tracing"), "dotnet-tracing");
+        assert_eq!(key("c"), "c");
         assert!(key(&"word ".repeat(100)).len() <= MAX_KEY_BYTES);
     }
 
