@@ -1,6 +1,6 @@
 //! Relevance evaluation: judged queries, nDCG@k and MRR@k.
 //!
-//! Twelve sets of judged queries, each with graded judgements of records (by id): 3 = exactly
+//! Thirteen sets of judged queries, each with graded judgements of records (by id): 3 = exactly
 //! what was asked for, 2 = a good answer, 1 = related, unlisted = not relevant.
 //!
 //! - `indexer/eval/queries.json`: the regression set over `../shared/corpus`, written by the
@@ -8,14 +8,14 @@
 //! - `indexer/eval/heldout.json`: task-style queries over the same corpus, written and judged
 //!   by reading the skills before the ranking was tuned; its misses have since guided changes,
 //!   so it is no longer independent (docs/BENCHMARKS.md).
-//! - `indexer/eval/heldout-2.json` to `heldout-9.json`: task-style queries written later,
+//! - `indexer/eval/heldout-2.json` to `heldout-10.json`: task-style queries written later,
 //!   each by someone who saw neither rankings nor the other sets, frozen, and never tuned on.
 //!   (`heldout-5.json` was measured first after the fusion by scores and the decoded columns;
 //!   half of `heldout-6.json` is task descriptions as pasted to an agent, 34 to 46 words;
-//!   `heldout-7.json` is paraphrases; `heldout-8.json` and `heldout-9.json` were each written
+//!   `heldout-7.json` is paraphrases; `heldout-8.json` to `heldout-10.json` were each written
 //!   to judge one change of the ranking, after the others had all been read, and kept
 //!   unmeasured until that change.)
-//! - `indexer/eval/heldout-10.json`: written the same way and frozen, and not measured yet:
+//! - `indexer/eval/heldout-11.json`: written the same way and frozen, and not measured yet:
 //!   the next change of the ranking is judged on it first. Its tests check its form and
 //!   that it judges real records, and rank nothing.
 //! - `../shared/relevance-dev/qrels.json`: task queries written by others (MetaTool) over
@@ -184,7 +184,7 @@ mod tests {
     /// Sets written blind and frozen but not measured yet: the next change of the ranking is
     /// judged on them first, by a rule written before that measurement (docs/BENCHMARKS.md).
     /// They are checked here without ranking anything, so that no run prints their results.
-    const UNMEASURED_SETS: [&str; 1] = ["heldout-10.json"];
+    const UNMEASURED_SETS: [&str; 1] = ["heldout-11.json"];
 
     #[test]
     fn the_judged_queries_are_well_formed() {
@@ -362,6 +362,11 @@ mod tests {
         corpus_set_stays_above_its_floors(&CORPUS_SETS[9]);
     }
 
+    #[test]
+    fn the_tenth_held_out_set_stays_above_its_floor() {
+        corpus_set_stays_above_its_floors(&CORPUS_SETS[10]);
+    }
+
     /// The development set's judged queries (`../shared/relevance-dev/qrels.json`).
     fn dev_judgements(dir: &std::path::Path) -> Judgements {
         let qrels: serde_json::Value =
@@ -469,7 +474,7 @@ mod tests {
     }
 
     /// The corpus sets, each with its figures: words, then with the model.
-    const CORPUS_SETS: [CorpusSet; 10] = [
+    const CORPUS_SETS: [CorpusSet; 11] = [
         // Written and tuned on by the project. Measured 0.950/0.993, 0.957/0.993.
         CorpusSet {
             name: "regression",
@@ -484,7 +489,7 @@ mod tests {
             floors: (0.78, 0.81),
             semantic_floors: (0.81, 0.83),
         },
-        // Written blind, frozen, never tuned on (this one and the seven below).
+        // Written blind, frozen, never tuned on (this one and the eight below).
         // 0.807/0.814, 0.820/0.826.
         CorpusSet {
             name: "held-out 2",
@@ -499,21 +504,21 @@ mod tests {
             floors: (0.78, 0.83),
             semantic_floors: (0.83, 0.86),
         },
-        // 0.891/0.923, 0.900/0.939.
+        // 0.891/0.923, 0.899/0.939.
         CorpusSet {
             name: "held-out 4",
             file: "heldout-4.json",
             floors: (0.86, 0.89),
             semantic_floors: (0.88, 0.92),
         },
-        // 0.789/0.817, 0.836/0.856.
+        // 0.789/0.817, 0.835/0.856.
         CorpusSet {
             name: "held-out 5",
             file: "heldout-5.json",
             floors: (0.77, 0.79),
             semantic_floors: (0.82, 0.84),
         },
-        // Half short task queries, half pasted task descriptions. 0.863/0.916, 0.891/0.950.
+        // Half short task queries, half pasted task descriptions. 0.866/0.916, 0.891/0.950.
         CorpusSet {
             name: "held-out 6",
             file: "heldout-6.json",
@@ -528,7 +533,7 @@ mod tests {
             floors: (0.54, 0.54),
             semantic_floors: (0.63, 0.64),
         },
-        // 18 short, 20 medium and 12 long task queries. 0.896/0.933, 0.923/0.947.
+        // 18 short, 20 medium and 12 long task queries. 0.897/0.933, 0.924/0.947.
         CorpusSet {
             name: "held-out 8",
             file: "heldout-8.json",
@@ -536,12 +541,20 @@ mod tests {
             semantic_floors: (0.90, 0.92),
         },
         // 15 short, 20 medium and 15 long task queries, first measured to judge one change
-        // (languages named with symbols). 0.920/0.935, 0.942/0.960.
+        // (languages named with symbols). 0.923/0.935, 0.943/0.960.
         CorpusSet {
             name: "held-out 9",
             file: "heldout-9.json",
             floors: (0.90, 0.91),
             semantic_floors: (0.92, 0.94),
+        },
+        // 15 short, 20 medium and 15 long task queries, first measured to judge one change
+        // (more abbreviations). 0.895/0.915, 0.954/0.990.
+        CorpusSet {
+            name: "held-out 10",
+            file: "heldout-10.json",
+            floors: (0.87, 0.89),
+            semantic_floors: (0.93, 0.97),
         },
     ];
 

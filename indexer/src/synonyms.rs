@@ -66,6 +66,28 @@ const GROUPS: &[&[&str]] = &[
     &["rn", "react native"],
     &["tts", "text to speech"],
     &["stt", "speech to text", "transcription"],
+    &["rag", "retrieval augmented generation"],
+    &["mcp", "model context protocol"],
+    &["tdd", "test driven development"],
+    &["soc2", "soc 2"],
+    &["cta", "call to action"],
+    &["ctas", "calls to action"],
+    &["eda", "exploratory data analysis"],
+    &["pii", "personally identifiable information"],
+    &["nda", "non disclosure agreement"],
+    &["ndas", "non disclosure agreements"],
+    &["kpi", "key performance indicator"],
+    &["kpis", "key performance indicators"],
+    &["roi", "return on investment"],
+    &["faq", "frequently asked questions"],
+    &["xss", "cross site scripting"],
+    &["csrf", "cross site request forgery"],
+    &["jwt", "json web token"],
+    &["rbac", "role based access control"],
+    &["orm", "object relational mapping"],
+    &["cdn", "content delivery network"],
+    &["iam", "identity and access management"],
+    &["wcag", "web content accessibility guidelines"],
 ];
 
 /// Words that name a kind of input whose handling has its own name in skill text, searched
@@ -130,6 +152,15 @@ mod tests {
         assert_eq!(
             expansions(&words("db auth")),
             ["database", "authentication"]
+        );
+        assert_eq!(
+            expansions(&words("a rag pipeline")),
+            ["retrieval augmented generation"]
+        );
+        assert_eq!(expansions(&words("get ready for soc 2")), ["soc2"]);
+        assert_eq!(
+            expansions(&words("a model context protocol server")),
+            ["mcp"]
         );
     }
 
