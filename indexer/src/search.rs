@@ -1385,6 +1385,26 @@ mod tests {
         assert_eq!(marked, ["Call", "C++"]);
     }
 
+    // A language's word found only in a body: the body's window is found by how the word is
+    // written there (`C#`), not by the word searched for (`csharp`).
+    #[test]
+    fn a_language_name_in_a_body_is_highlighted() {
+        let mut record = skill("a.test", "records", "Records", "Immutable data types.");
+        record.body = format!(
+            "{}\n\nUse C# records for value objects.",
+            "Intro. ".repeat(200)
+        );
+        let index = index_of(&[record]);
+        let results = search(&index, "C#", Caller::Anonymous);
+        let snippet = &results.hits[0].snippet;
+        let marked: Vec<&str> = snippet
+            .marks
+            .iter()
+            .map(|range| &snippet.text[range.clone()])
+            .collect();
+        assert_eq!(marked, ["C#"]);
+    }
+
     // The search issue's own example ("turn this scanned contract into text"): the skill
     // that reads scans says OCR and never "scanned".
     #[test]

@@ -13,6 +13,7 @@ use tantivy::schema::Field;
 use tantivy::snippet::SnippetGenerator;
 
 use crate::results::Snippet;
+use crate::tokenizer;
 
 /// The longest extract, in bytes of the original text.
 const MAX_SNIPPET_BYTES: usize = 200;
@@ -97,7 +98,8 @@ impl Snippets {
 
 impl Snippets {
     /// Returns a window of the body around the first occurrence of a query term (stems are
-    /// almost always a prefix of the words they come from), or `None` when none occurs.
+    /// almost always a prefix of the words they come from; a language's word is looked for as
+    /// it is written, `c#` for `csharp`), or `None` when none occurs.
     fn body_window(&self, body: &str) -> Option<Range<usize>> {
         if self.body.is_none() || self.body_terms.is_empty() {
             return None;
@@ -107,7 +109,10 @@ impl Snippets {
         let first = self
             .body_terms
             .iter()
-            .filter_map(|term| lower.find(term.as_str()))
+            .flat_map(|term| {
+                std::iter::once(term.as_str()).chain(tokenizer::language_written_as(term))
+            })
+            .filter_map(|text| lower.find(text))
             .min()?;
         let mut start = first.saturating_sub(BODY_WINDOW_BYTES / 4);
         while !body.is_char_boundary(start) {

@@ -126,6 +126,18 @@ fn language_name(text: &str, start: usize, end: usize) -> Option<(&'static str, 
     None
 }
 
+/// Returns how the language word `term` ([`language_name`]) is written in text, lowercased:
+/// `c#` for `csharp`; nothing for any other term.
+pub(crate) fn language_written_as(term: &str) -> Option<&'static str> {
+    match term {
+        "csharp" => Some("c#"),
+        "fsharp" => Some("f#"),
+        "cpp" => Some("c++"),
+        "dotnet" => Some(".net"),
+        _ => None,
+    }
+}
+
 /// True when the word at `start..end` of `text` is a language's name written with symbols
 /// (see [`language_name`]).
 pub(crate) fn is_language_name(text: &str, start: usize, end: usize) -> bool {
@@ -329,7 +341,9 @@ pub(crate) fn written_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Str
     let mut stream = analyzer.token_stream(text);
     let mut out = Vec::new();
     while let Some(token) = stream.next() {
-        out.push(text[token.offset_from..token.offset_to].to_lowercase());
+        // Character by character, as the analyser's lowercaser does (`Σ` is always `σ`).
+        let written = &text[token.offset_from..token.offset_to];
+        out.push(written.chars().flat_map(char::to_lowercase).collect());
     }
     out
 }
@@ -514,6 +528,22 @@ mod tests {
             let tokens = raw_tokens(&text);
             for window in tokens.windows(2) {
                 proptest::prop_assert!(window[0].1 <= window[1].1);
+            }
+        }
+
+        /// Text made of what languages' names are written with, so that they come up.
+        #[test]
+        fn language_names_never_overlap_other_tokens(
+            text in "([cCfF]|\\.|#|\\+|NET|net|asp|ML|[ _é文本]){0,24}"
+        ) {
+            let tokens = raw_tokens(&text);
+            for (_, from, to) in &tokens {
+                proptest::prop_assert!(from < to && *to <= text.len());
+            }
+            for window in tokens.windows(2) {
+                let cjk_pair = window[0].0.chars().all(is_cjk);
+                // Overlapping CJK bigrams aside, a token starts where the one before ended.
+                proptest::prop_assert!(cjk_pair || window[0].2 <= window[1].1, "{:?}", tokens);
             }
         }
     }
