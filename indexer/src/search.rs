@@ -1376,13 +1376,10 @@ mod tests {
         );
         assert_eq!(found("dotnet"), found(".NET"));
         let results = search(&index, "call c++", Caller::Anonymous);
-        let snippet = &results.hits[0].snippet;
-        let marked: Vec<&str> = snippet
-            .marks
-            .iter()
-            .map(|range| &snippet.text[range.clone()])
-            .collect();
-        assert_eq!(marked, ["Call", "C++"]);
+        assert_eq!(
+            results.hits[0].snippet.bracketed(),
+            "[Call] [C++] libraries from .NET code."
+        );
     }
 
     // A language's word found only in a body: the body's window is found by how the word is
@@ -1396,13 +1393,12 @@ mod tests {
         );
         let index = index_of(&[record]);
         let results = search(&index, "C#", Caller::Anonymous);
-        let snippet = &results.hits[0].snippet;
-        let marked: Vec<&str> = snippet
-            .marks
-            .iter()
-            .map(|range| &snippet.text[range.clone()])
-            .collect();
-        assert_eq!(marked, ["C#"]);
+        let snippet = results.hits[0].snippet.bracketed();
+        assert!(
+            snippet.ends_with("Use [C#] records for value objects."),
+            "{snippet}"
+        );
+        assert_eq!(snippet.matches('[').count(), 1, "{snippet}");
     }
 
     // The search issue's own example ("turn this scanned contract into text"): the skill
