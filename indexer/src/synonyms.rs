@@ -4,9 +4,10 @@
 //! The table is small and written by hand: each group lists words or short phrases that mean
 //! the same in skill descriptions, and a query holding any of them also searches for the
 //! others ([`SYNONYM_WEIGHT`]); a member of several words is searched for as a phrase, since
-//! its words alone (`request` of `pull request`) mean other things. Only unambiguous pairs belong here: `cv` (computer vision or
-//! résumé) and `cd` do not. A second, one-way table names what a kind of input implies: a
-//! `scanned` or `handwritten` document is read with OCR, while OCR does not mean a scan.
+//! its words alone (`request` of `pull request`) mean other things. Only unambiguous pairs
+//! belong here: `cv` (computer vision or résumé) and `cd` do not. A second, one-way table
+//! names what a kind of input implies: a `scanned` or `handwritten` document is read with
+//! OCR, while OCR does not mean a scan.
 
 /// How much a synonym counts beside a word the user typed: as much (measured: 0.3, 0.6, 0.8,
 /// 1.0 and 1.5 were tried on the tuning sets; 1.0 ranked best).
