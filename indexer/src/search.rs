@@ -1380,6 +1380,25 @@ mod tests {
             results.hits[0].snippet.bracketed(),
             "[Call] [C++] libraries from .NET code."
         );
+        // Typed without its dot, beside a product's word, `net` still means .NET.
+        let index = index_of(&[
+            skill(
+                "b.test",
+                "api-hosting",
+                "API hosting",
+                "Host web APIs with ASP.NET Core.",
+            ),
+            skill("b.test", "network", "Network", "Inspect the net traffic."),
+            skill(
+                "b.test",
+                "finance",
+                "Finance",
+                "Net income and core metrics.",
+            ),
+        ]);
+        let found = |query: &str| ids(&search(&index, query, Caller::Anonymous));
+        assert_eq!(found("asp net core")[0], "b.test/api-hosting");
+        assert_eq!(found("net core")[0], "b.test/api-hosting");
     }
 
     // A language's word found only in a body: the body's window is found by how the word is

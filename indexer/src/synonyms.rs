@@ -6,8 +6,8 @@
 //! others ([`SYNONYM_WEIGHT`]); a member of several words is searched for as a phrase, since
 //! its words alone (`request` of `pull request`) mean other things. Only unambiguous pairs
 //! belong here: `cv` (computer vision or résumé) and `cd` do not. A second, one-way table
-//! names what a kind of input implies: a `scanned` or `handwritten` document is read with
-//! OCR, while OCR does not mean a scan.
+//! names what a query implies: a `scanned` or `handwritten` document is read with OCR, while
+//! OCR does not mean a scan; `asp net` or `net core`, typed without the dot, mean .NET.
 
 /// How much a synonym counts beside a word the user typed: as much (measured: 0.3, 0.6, 0.8,
 /// 1.0 and 1.5 were tried on the tuning sets; 1.0 ranked best).
@@ -91,24 +91,33 @@ const GROUPS: &[&[&str]] = &[
     &["wcag", "web content accessibility guidelines"],
 ];
 
-/// Words that name a kind of input whose handling has its own name in skill text, searched
-/// one way only: a scanned document is read with OCR, but OCR does not mean a scan.
+/// Words (or phrases) that imply others, searched one way only: a kind of input whose
+/// handling has its own name in skill text (a scanned document is read with OCR, but OCR
+/// does not mean a scan), and .NET typed without its dot. The tokenizer reads `.NET` as
+/// `dotnet`; a bare `net` is no product (net income, a safety net) except beside these
+/// words, and a query that wrote the dot already finds what these add.
 const IMPLIES: &[(&str, &[&str])] = &[
     ("scanned", &["ocr"]),
     ("handwritten", &["ocr"]),
     ("handwriting", &["ocr"]),
+    ("asp net", &["asp dotnet"]),
+    ("aspnet", &["asp dotnet"]),
+    ("ado net", &["ado dotnet"]),
+    ("net core", &["dotnet core"]),
+    ("net framework", &["dotnet framework"]),
+    ("net sdk", &["dotnet sdk"]),
 ];
 
 /// Returns the synonyms of what `words` (a query's lowercased words, in order) holds: for
 /// every group member found (a word, or a phrase as consecutive words), the group's other
-/// members, then what a word of the query implies (`IMPLIES`); each once and never one the
-/// query already holds.
+/// members, then what the query implies (`IMPLIES`); each once and never one the query
+/// already holds.
 pub(crate) fn expansions(words: &[String]) -> Vec<&'static str> {
     let text = format!(" {} ", words.join(" "));
+    let present = |member: &str| text.contains(&format!(" {member} "));
     let mut out: Vec<&'static str> = Vec::new();
     for group in GROUPS {
-        let present = |member: &&str| text.contains(&format!(" {member} "));
-        if !group.iter().any(present) {
+        if !group.iter().any(|member| present(member)) {
             continue;
         }
         for member in group.iter().filter(|member| !present(member)) {
@@ -117,10 +126,10 @@ pub(crate) fn expansions(words: &[String]) -> Vec<&'static str> {
             }
         }
     }
-    for (word, implied) in IMPLIES {
-        if words.iter().any(|typed| typed == word) {
+    for (typed, implied) in IMPLIES {
+        if present(typed) {
             for member in *implied {
-                if !words.iter().any(|typed| typed == member) && !out.contains(member) {
+                if !present(member) && !out.contains(member) {
                     out.push(member);
                 }
             }
@@ -166,6 +175,21 @@ mod tests {
     }
 
     #[test]
+    fn net_typed_without_its_dot_is_dotnet_beside_its_products() {
+        assert_eq!(
+            expansions(&words("asp net core api")),
+            ["asp dotnet", "dotnet core"]
+        );
+        assert_eq!(expansions(&words("an aspnet app")), ["asp dotnet"]);
+        assert_eq!(expansions(&words("install the net sdk")), ["dotnet sdk"]);
+        // One way: `ASP.NET Core` and `.NET Framework` as the tokenizer reads them.
+        assert!(expansions(&words("asp dotnet core")).is_empty());
+        assert!(expansions(&words("dotnet framework")).is_empty());
+        // Alone, `net` is no product.
+        assert!(expansions(&words("net income and net promoter score")).is_empty());
+    }
+
+    #[test]
     fn implied_words_expand_one_way() {
         assert_eq!(expansions(&words("a scanned contract")), ["ocr"]);
         assert_eq!(expansions(&words("scanned handwritten notes")), ["ocr"]);
@@ -196,19 +220,21 @@ mod tests {
 
     #[test]
     fn the_table_is_well_formed() {
-        for (word, implied) in IMPLIES {
-            assert_eq!(*word, word.to_lowercase(), "{word}");
-            assert!(!implied.is_empty() && !implied.contains(word), "{word}");
+        let well_written = |member: &str| {
+            assert_eq!(member, member.to_lowercase(), "{member}");
+            assert_eq!(
+                member.split_whitespace().collect::<Vec<_>>().join(" "),
+                member
+            );
+        };
+        for (typed, implied) in IMPLIES {
+            well_written(typed);
+            assert!(!implied.is_empty() && !implied.contains(typed), "{typed}");
+            implied.iter().for_each(|member| well_written(member));
         }
         for group in GROUPS {
             assert!(group.len() >= 2, "{group:?}");
-            for member in *group {
-                assert_eq!(*member, member.to_lowercase(), "{member}");
-                assert_eq!(
-                    member.split_whitespace().collect::<Vec<_>>().join(" "),
-                    *member
-                );
-            }
+            group.iter().for_each(|member| well_written(member));
         }
     }
 }
