@@ -1600,6 +1600,105 @@ mod tests {
         }
     }
 
+    /// Records whose text holds what the tokenizer and the synonym table read specially:
+    /// languages named with symbols, `.NET` products, abbreviations, phrases.
+    fn special_words_index() -> SearchIndex {
+        static FIXTURE: std::sync::OnceLock<SearchIndex> = std::sync::OnceLock::new();
+        FIXTURE
+            .get_or_init(|| {
+                let mut interop = skill(
+                    "a.test",
+                    "native-interop",
+                    "Native interop",
+                    "Call C++ libraries from .NET code; C#, F# and VB.NET alike.",
+                );
+                interop.body = format!(
+                    "{}\n\nASP.NET Core, ML.NET, ADO.NET and .NET Framework 4.8: C# records, C++17.",
+                    "Intro. ".repeat(100)
+                );
+                let mut pr = skill(
+                    "a.test",
+                    "pr-review",
+                    "PR review",
+                    "Review a pull request (PR) and its CI checks: OCR'd \"scanned\" files too.",
+                );
+                pr.body = "A net income report. Network .net domains. c# minor, c#10.".to_owned();
+                index_of(&[interop, pr])
+            })
+            .clone()
+    }
+
+    /// What the tokenizer and the synonym table read specially, in any order and glued in
+    /// any way: the strings of the property test below, which asks that every such query
+    /// answers (a token's offsets past its text would panic when the snippet or the query
+    /// builder slices it) with hits within the total, in order, and every snippet's marks on
+    /// the snippet's character boundaries, in order and apart.
+    fn special_words_query() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let words = prop::sample::select(vec![
+            "C#",
+            "c#",
+            "F#",
+            "C++",
+            "c++17",
+            ".NET",
+            ".net",
+            "ASP.NET",
+            "asp",
+            "net",
+            "core",
+            "framework",
+            "sdk",
+            "aspnet",
+            "ML.NET",
+            "VB",
+            "pull",
+            "request",
+            "pr",
+            "PR",
+            "ocr",
+            "scanned",
+            "ci",
+            "\"",
+            "#",
+            "+",
+            ".",
+            "10",
+            "records",
+            "Net",
+            "NET",
+        ]);
+        let glue = prop::sample::select(vec![" ", "", ".", "-", "\""]);
+        (prop::collection::vec(words, 0..12), glue).prop_map(|(words, glue)| words.join(glue))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn special_words_make_queries_that_answer(query in special_words_query()) {
+            let index = special_words_index();
+            let mut request = SearchRequest::new(query, Caller::Anonymous);
+            request.limit = 10;
+            let results = index.search(&request).unwrap();
+            proptest::prop_assert!(results.hits.len() as u64 <= results.total);
+            proptest::prop_assert!(results.total <= 2);
+            for pair in results.hits.windows(2) {
+                proptest::prop_assert!(pair[0].score >= pair[1].score);
+            }
+            for hit in &results.hits {
+                let snippet = &hit.snippet;
+                let mut end = 0;
+                for mark in &snippet.marks {
+                    proptest::prop_assert!(end <= mark.start && mark.start < mark.end);
+                    proptest::prop_assert!(snippet.text.is_char_boundary(mark.start));
+                    proptest::prop_assert!(snippet.text.is_char_boundary(mark.end));
+                    proptest::prop_assert!(mark.end <= snippet.text.len());
+                    end = mark.end;
+                }
+            }
+        }
+    }
+
     /// The fixture, built once for the property test's many cases.
     fn fixture_index() -> SearchIndex {
         static FIXTURE: std::sync::OnceLock<SearchIndex> = std::sync::OnceLock::new();
