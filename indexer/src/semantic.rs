@@ -231,8 +231,9 @@ const LANES: usize = 32;
 /// The dot product of a stored vector and a query's. The products are summed in [`LANES`]
 /// running sums, one per position in a block of that many components, so that the
 /// compiler keeps them in vector registers and multiplies whole blocks at once (a search
-/// with the model 0.7–0.8 times the time of one running sum; docs/BENCHMARKS.md). No sum can overflow: each is part of
-/// a sum of absolute products that [`QueryVector::new`] keeps within 32 bits.
+/// with the model takes 0.7–0.8 times as long as with one running sum;
+/// docs/BENCHMARKS.md). No sum can overflow: each is part of a sum of absolute products
+/// that [`QueryVector::new`] keeps within 32 bits.
 fn dot(stored: &[i8], query: &[i16]) -> i32 {
     let mut sums = [0i32; LANES];
     let blocks = stored.chunks_exact(LANES).zip(query.chunks_exact(LANES));
