@@ -40,60 +40,9 @@ use url::Url;
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
-/// The held-out sets written blind and never tuned on (`--tuning` leaves them out): the
-/// key of a dump, the name in the report, the file.
-const BLIND_SETS: [(&str, &str, &str); 10] = [
-    (
-        "held-out-2",
-        "held-out 2 (indexer/eval/heldout-2.json, frozen, never tuned on)",
-        "indexer/eval/heldout-2.json",
-    ),
-    (
-        "held-out-3",
-        "held-out 3 (indexer/eval/heldout-3.json, frozen, never tuned on)",
-        "indexer/eval/heldout-3.json",
-    ),
-    (
-        "held-out-4",
-        "held-out 4 (indexer/eval/heldout-4.json, frozen, never tuned on)",
-        "indexer/eval/heldout-4.json",
-    ),
-    (
-        "held-out-5",
-        "held-out 5 (indexer/eval/heldout-5.json, frozen, never tuned on)",
-        "indexer/eval/heldout-5.json",
-    ),
-    (
-        "held-out-6",
-        "held-out 6 (indexer/eval/heldout-6.json, frozen, never tuned on)",
-        "indexer/eval/heldout-6.json",
-    ),
-    (
-        "held-out-7",
-        "held-out 7 (indexer/eval/heldout-7.json, frozen, never tuned on)",
-        "indexer/eval/heldout-7.json",
-    ),
-    (
-        "held-out-8",
-        "held-out 8 (indexer/eval/heldout-8.json, frozen, never tuned on)",
-        "indexer/eval/heldout-8.json",
-    ),
-    (
-        "held-out-9",
-        "held-out 9 (indexer/eval/heldout-9.json, frozen, never tuned on)",
-        "indexer/eval/heldout-9.json",
-    ),
-    (
-        "held-out-10",
-        "held-out 10 (indexer/eval/heldout-10.json, frozen, never tuned on)",
-        "indexer/eval/heldout-10.json",
-    ),
-    (
-        "held-out-11",
-        "held-out 11 (indexer/eval/heldout-11.json, frozen, never tuned on)",
-        "indexer/eval/heldout-11.json",
-    ),
-];
+/// The held-out sets written blind and never tuned on (`--tuning` leaves them out), by
+/// number: `indexer/eval/heldout-N.json`.
+const BLIND_SETS: std::ops::RangeInclusive<usize> = 2..=11;
 
 /// Concurrent clients of the second latency run.
 const CLIENTS: usize = 8;
@@ -107,7 +56,7 @@ struct Args {
     relevance_only: bool,
     /// Print every query's figures.
     verbose: bool,
-    /// Leaves the blind held-out sets (2 to 10) out: while tuning, they must not steer the
+    /// Leaves the blind held-out sets ([`BLIND_SETS`]) out: while tuning, they must not steer the
     /// ranking.
     tuning: bool,
     records: usize,
@@ -209,10 +158,11 @@ fn main() -> Result<()> {
             Vec::new()
         } else {
             BLIND_SETS
-                .iter()
-                .map(|(key, name, path)| {
-                    let judgements = Judgements::from_json(&std::fs::read_to_string(path)?)?;
-                    Ok((*key, *name, judgements))
+                .map(|number| {
+                    let path = format!("indexer/eval/heldout-{number}.json");
+                    let judgements = Judgements::from_json(&std::fs::read_to_string(&path)?)?;
+                    let name = format!("held-out {number} ({path}, frozen, never tuned on)");
+                    Ok((format!("held-out-{number}"), name, judgements))
                 })
                 .collect::<Result<Vec<_>>>()?
         };
@@ -220,27 +170,27 @@ fn main() -> Result<()> {
         let dev = dev_judgements(&args.dev.join("qrels.json"))?;
         let mut sets = vec![
             RelevanceSet {
-                key: "regression",
-                name: "regression (indexer/eval/queries.json, tuned on)",
+                key: "regression".to_owned(),
+                name: "regression (indexer/eval/queries.json, tuned on)".to_owned(),
                 records: &corpus,
                 judgements: &judgements,
             },
             RelevanceSet {
-                key: "held-out",
-                name: "held-out (indexer/eval/heldout.json, frozen, since tuned on)",
+                key: "held-out".to_owned(),
+                name: "held-out (indexer/eval/heldout.json, frozen, since tuned on)".to_owned(),
                 records: &corpus,
                 judgements: &heldout,
             },
         ];
         sets.extend(blind.iter().map(|(key, name, judgements)| RelevanceSet {
-            key,
-            name,
+            key: key.clone(),
+            name: name.clone(),
             records: &corpus,
             judgements,
         }));
         sets.push(RelevanceSet {
-            key: "dev",
-            name: "relevance-dev (MetaTool, skill-sharing services, tuned on)",
+            key: "dev".to_owned(),
+            name: "relevance-dev (MetaTool, skill-sharing services, tuned on)".to_owned(),
             records: &dev_records,
             judgements: &dev,
         });
@@ -338,8 +288,8 @@ fn read_file(root: &Path, base: &Url, request: &Request) -> Reply {
 /// One relevance set: the records searched and the judged queries.
 struct RelevanceSet<'a> {
     /// The file name of the set's dump (`--dump-rankings`).
-    key: &'static str,
-    name: &'static str,
+    key: String,
+    name: String,
     records: &'a [Skill],
     judgements: &'a Judgements,
 }
@@ -488,7 +438,7 @@ fn relevance(sets: &[&RelevanceSet<'_>], verbose: bool, report: &mut String) -> 
             ours.ndcg / stronger,
             plain.ndcg
         ));
-        by_length.push_str(&length_bands(set.name, &ours, &fair, &previous));
+        by_length.push_str(&length_bands(&set.name, &ours, &fair, &previous));
         let mut worst: Vec<_> = ours.per_query.iter().zip(&fair.per_query).collect();
         worst.sort_by(|a, b| a.0.1.total_cmp(&b.0.1));
         let listed: Vec<String> = worst
