@@ -1380,7 +1380,12 @@ mod tests {
             results.hits[0].snippet.bracketed(),
             "[Call] [C++] libraries from .NET code."
         );
-        // Typed without its dot, beside a product's word, `net` still means .NET.
+    }
+
+    // Typed without its dot, beside a product's word, `net` still means .NET; alone it is
+    // the word `net`.
+    #[test]
+    fn net_typed_without_its_dot_finds_dotnet_text() {
         let index = index_of(&[
             skill(
                 "b.test",
@@ -1399,6 +1404,13 @@ mod tests {
         let found = |query: &str| ids(&search(&index, query, Caller::Anonymous));
         assert_eq!(found("asp net core")[0], "b.test/api-hosting");
         assert_eq!(found("net core")[0], "b.test/api-hosting");
+        // Alone, `net` is not .NET: the ASP.NET skill is not found.
+        let income = found("net income");
+        assert_eq!(income[0], "b.test/finance");
+        assert!(
+            !income.contains(&"b.test/api-hosting".to_owned()),
+            "{income:?}"
+        );
     }
 
     // A language's word found only in a body: the body's window is found by how the word is
