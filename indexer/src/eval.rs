@@ -1,6 +1,6 @@
 //! Relevance evaluation: judged queries, nDCG@k and MRR@k.
 //!
-//! Fourteen sets of judged queries, each with graded judgements of records (by id): 3 = exactly
+//! Fifteen sets of judged queries, each with graded judgements of records (by id): 3 = exactly
 //! what was asked for, 2 = a good answer, 1 = related, unlisted = not relevant.
 //!
 //! - `indexer/eval/queries.json`: the regression set over `../shared/corpus`, written by the
@@ -8,16 +8,17 @@
 //! - `indexer/eval/heldout.json`: task-style queries over the same corpus, written and judged
 //!   by reading the skills before the ranking was tuned; its misses have since guided changes,
 //!   so it is no longer independent (docs/BENCHMARKS.md).
-//! - `indexer/eval/heldout-2.json` to `heldout-11.json`: task-style queries written later,
+//! - `indexer/eval/heldout-2.json` to `heldout-12.json`: task-style queries written later,
 //!   each by someone who saw neither rankings nor the other sets, frozen, and never tuned on.
 //!   (`heldout-5.json` was measured first after the fusion by scores and the decoded columns;
 //!   half of `heldout-6.json` is task descriptions as pasted to an agent, 34 to 46 words;
-//!   `heldout-7.json` is paraphrases; `heldout-8.json` to `heldout-11.json` were each written
+//!   `heldout-7.json` is paraphrases; `heldout-8.json` to `heldout-12.json` were each written
 //!   to judge one change of the ranking, after the others had all been read, and kept
 //!   unmeasured until that change.)
-//! - `indexer/eval/heldout-12.json`: written the same way and frozen, and not measured yet:
-//!   the next change of the ranking is judged on it first. Its tests check its form and
-//!   that it judges real records, and rank nothing.
+//! - `indexer/eval/heldout-13.json`: written the same way (its writer also read the other
+//!   sets' queries, not their judgements, to ask for tasks they do not) and frozen, and not
+//!   measured yet: the next change of the ranking is judged on it first. Its tests check its
+//!   form and that it judges real records, and rank nothing.
 //! - `../shared/relevance-dev/qrels.json`: task queries written by others (MetaTool) over
 //!   skill-sharing services; tuned on.
 //!
@@ -184,7 +185,7 @@ mod tests {
     /// Sets written blind and frozen but not measured yet: the next change of the ranking is
     /// judged on them first, by a rule written before that measurement (docs/BENCHMARKS.md).
     /// They are checked here without ranking anything, so that no run prints their results.
-    const UNMEASURED_SETS: [&str; 1] = ["heldout-12.json"];
+    const UNMEASURED_SETS: [&str; 1] = ["heldout-13.json"];
 
     // A set added to `eval/` is measured (a floor) or kept unmeasured on purpose, never
     // forgotten.
@@ -393,6 +394,11 @@ mod tests {
         corpus_set_stays_above_its_floors(&CORPUS_SETS[11]);
     }
 
+    #[test]
+    fn the_twelfth_held_out_set_stays_above_its_floor() {
+        corpus_set_stays_above_its_floors(&CORPUS_SETS[12]);
+    }
+
     /// The development set's judged queries (`../shared/relevance-dev/qrels.json`).
     fn dev_judgements(dir: &std::path::Path) -> Judgements {
         let qrels: serde_json::Value =
@@ -500,7 +506,7 @@ mod tests {
     }
 
     /// The corpus sets, each with its figures: words, then with the model.
-    const CORPUS_SETS: [CorpusSet; 12] = [
+    const CORPUS_SETS: [CorpusSet; 13] = [
         // Written and tuned on by the project. Measured 0.950/0.993, 0.957/0.993.
         CorpusSet {
             name: "regression",
@@ -589,6 +595,14 @@ mod tests {
             file: "heldout-11.json",
             floors: (0.86, 0.88),
             semantic_floors: (0.87, 0.88),
+        },
+        // 15 short, 20 medium and 15 long task queries, first measured to judge one change
+        // (web addresses in a query). 0.839/0.856, 0.850/0.879.
+        CorpusSet {
+            name: "held-out 12",
+            file: "heldout-12.json",
+            floors: (0.82, 0.83),
+            semantic_floors: (0.83, 0.85),
         },
     ];
 

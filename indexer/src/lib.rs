@@ -53,6 +53,7 @@
 //! - Any user text is a valid query: search errors only on internal failures.
 //! - A `private` record is visible to [`Caller::Authenticated`] only.
 
+mod address;
 mod collector;
 mod document;
 pub mod embed;

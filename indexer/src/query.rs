@@ -19,6 +19,7 @@
 //!   score low and flat, so they rank below real text matches; the relevance tiers
 //!   themselves are applied by the collector.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use tantivy::Term;
@@ -29,6 +30,7 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TextAnalyzer;
 
+use crate::address;
 use crate::schema::Fields;
 use crate::synonyms::{self, SYNONYM_WEIGHT};
 use crate::tokenizer::{self, key, text_analyzer, words_analyzer};
@@ -223,12 +225,18 @@ impl ParsedQuery {
     }
 }
 
-/// Cleans user text: turns control characters into spaces. Its length was checked against
+/// Cleans user text: turns control characters into spaces and a web address into the words
+/// of it that say something ([`address`](crate::address)). Its length was checked against
 /// [`MAX_QUERY_CHARS`] before.
 pub(crate) fn sanitize(raw: &str) -> String {
-    raw.chars()
+    let text: String = raw
+        .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+        .collect();
+    match address::words_of_addresses(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(read) => read,
+    }
 }
 
 /// Takes user text apart. Never fails.

@@ -1488,6 +1488,51 @@ mod tests {
     }
 
     #[test]
+    fn a_web_address_in_a_task_is_read_for_its_words() {
+        let index = index_of(&[
+            skill(
+                "a.test",
+                "accessibility-audit",
+                "Accessibility Audit",
+                "Audits a page for screen reader users: labels, focus and contrast.",
+            ),
+            skill(
+                "a.test",
+                "examples",
+                "Examples",
+                "Example apps to start from.",
+            ),
+            skill(
+                "a.test",
+                "https-certificates",
+                "HTTPS Certificates",
+                "Issues certificates so a site serves https on the www host of a com domain.",
+            ),
+            skill(
+                "a.test",
+                "shop-checkout",
+                "Checkout",
+                "Adds a checkout page to a shop.",
+            ),
+        ]);
+        let task = "a screen reader user cannot finish checkout at \
+                    https://www.example.com/checkout?step=2, please audit it";
+        let found = ids(&search(&index, task, Caller::Anonymous));
+        assert_eq!(
+            found,
+            ["a.test/accessibility-audit", "a.test/shop-checkout"],
+            "the scheme, www, the top-level domain and the example host are not words of the task"
+        );
+        // A real host's own labels and the address's path are.
+        let found = ids(&search(
+            &index,
+            "see https://shop.acme.co.uk/checkout",
+            Caller::Anonymous,
+        ));
+        assert_eq!(found, ["a.test/shop-checkout"]);
+    }
+
+    #[test]
     fn licences_are_a_facet() {
         let mut records = Vec::new();
         for (name, license) in [("a", "MIT"), ("b", "mit"), ("c", "Apache-2.0")] {
