@@ -1400,10 +1400,14 @@ mod tests {
                 "Finance",
                 "Net income and core metrics.",
             ),
+            skill("b.test", "upgrade", "Upgrade", "Moves services to .NET 8."),
         ]);
         let found = |query: &str| ids(&search(&index, query, Caller::Anonymous));
         assert_eq!(found("asp net core")[0], "b.test/api-hosting");
         assert_eq!(found("net core")[0], "b.test/api-hosting");
+        // A version typed without the dot, with or without a space.
+        assert_eq!(found("net8"), ["b.test/upgrade"]);
+        assert_eq!(found("net 8")[0], "b.test/upgrade");
         // Alone, `net` is not .NET: the ASP.NET skill is not found.
         let income = found("net income");
         assert_eq!(income[0], "b.test/finance");
