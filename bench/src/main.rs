@@ -44,6 +44,9 @@ type Result<T> = std::result::Result<T, Box<dyn Error>>;
 /// number: `indexer/eval/heldout-N.json`.
 const BLIND_SETS: std::ops::RangeInclusive<usize> = 2..=12;
 
+/// The first held-out set, since tuned on (`--heldout` puts another file in its place).
+const HELDOUT: &str = "indexer/eval/heldout.json";
+
 /// Concurrent clients of the second latency run.
 const CLIENTS: usize = 8;
 
@@ -77,7 +80,7 @@ fn args() -> Result<Args> {
     let mut args = Args {
         corpus: PathBuf::from("../shared/corpus"),
         queries: PathBuf::from("indexer/eval/queries.json"),
-        heldout: PathBuf::from("indexer/eval/heldout.json"),
+        heldout: PathBuf::from(HELDOUT),
         dev: PathBuf::from("../shared/relevance-dev"),
         relevance_only: false,
         verbose: false,
@@ -177,7 +180,11 @@ fn main() -> Result<()> {
             },
             RelevanceSet {
                 key: "held-out".to_owned(),
-                name: "held-out (indexer/eval/heldout.json, frozen, since tuned on)".to_owned(),
+                name: if args.heldout == Path::new(HELDOUT) {
+                    "held-out (indexer/eval/heldout.json, frozen, since tuned on)".to_owned()
+                } else {
+                    format!("held-out ({}, given with --heldout)", args.heldout.display())
+                },
                 records: &corpus,
                 judgements: &heldout,
             },
