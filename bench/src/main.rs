@@ -178,15 +178,22 @@ fn main() -> Result<()> {
                 records: &corpus,
                 judgements: &judgements,
             },
-            RelevanceSet {
-                key: "held-out".to_owned(),
-                name: if args.heldout == Path::new(HELDOUT) {
-                    "held-out (indexer/eval/heldout.json, frozen, since tuned on)".to_owned()
-                } else {
-                    format!("held-out ({}, given with --heldout)", args.heldout.display())
-                },
-                records: &corpus,
-                judgements: &heldout,
+            if args.heldout.ends_with(HELDOUT) {
+                RelevanceSet {
+                    key: "held-out".to_owned(),
+                    name: "held-out (indexer/eval/heldout.json, frozen, since tuned on)".to_owned(),
+                    records: &corpus,
+                    judgements: &heldout,
+                }
+            } else {
+                // Another file in the first held-out set's place: named, and dumped, as itself.
+                let stem = args.heldout.file_stem().unwrap_or_default().to_string_lossy();
+                RelevanceSet {
+                    key: format!("given-{stem}"),
+                    name: format!("held-out ({}, given with --heldout)", args.heldout.display()),
+                    records: &corpus,
+                    judgements: &heldout,
+                }
             },
         ];
         sets.extend(blind.iter().map(|(key, name, judgements)| RelevanceSet {
