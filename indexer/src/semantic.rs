@@ -774,6 +774,25 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_model_reads_a_web_address_as_the_words_do() {
+        let counting = Arc::new(Counting {
+            model: Concepts("concepts 1"),
+            texts: Mutex::default(),
+        });
+        let index = index(Some(Arc::clone(&counting) as Arc<dyn Embed>));
+        counting.taken();
+        let request = SearchRequest::new(
+            "sign in fails at https://www.example.com/account?next=1",
+            Caller::Anonymous,
+        );
+        index.search.search(&request).unwrap();
+        let taken = counting.taken();
+        assert_eq!(taken.len(), 1, "{taken:?}");
+        let words: Vec<&str> = taken[0].split_whitespace().collect();
+        assert_eq!(words, ["sign", "in", "fails", "at", "/account"]);
+    }
+
+    #[test]
     fn the_next_page_and_a_repeated_query_are_not_embedded_again() {
         let counting = Arc::new(Counting {
             model: Concepts("concepts 1"),

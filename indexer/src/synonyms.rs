@@ -106,13 +106,12 @@ const IMPLIES: &[(&str, &[&str])] = &[
     ("net core", &["dotnet core"]),
     ("net framework", &["dotnet framework"]),
     ("net sdk", &["dotnet sdk"]),
-    // Versions since .NET 5, typed without the dot, with or without a space.
+    // Versions since .NET 5 typed without the dot: glued, as in target frameworks
+    // (`net8.0`), or with a space, but for `net 7` and `net 10`, which are also payment terms.
     ("net 5", &["dotnet 5"]),
     ("net 6", &["dotnet 6"]),
-    ("net 7", &["dotnet 7"]),
     ("net 8", &["dotnet 8"]),
     ("net 9", &["dotnet 9"]),
-    ("net 10", &["dotnet 10"]),
     ("net5", &["dotnet 5"]),
     ("net6", &["dotnet 6"]),
     ("net7", &["dotnet 7"]),
@@ -197,8 +196,10 @@ mod tests {
         assert_eq!(expansions(&words("install the net sdk")), ["dotnet sdk"]);
         assert_eq!(expansions(&words("upgrade to net 8")), ["dotnet 8"]);
         assert_eq!(expansions(&words("a net8 worker")), ["dotnet 8"]);
-        // A sum is no version.
+        assert_eq!(expansions(&words("net10 0 target")), ["dotnet 10"]);
+        // Payment terms are no version.
         assert!(expansions(&words("net 30 payment terms")).is_empty());
+        assert!(expansions(&words("invoices due net 10")).is_empty());
         // One way: `ASP.NET Core` and `.NET Framework` as the tokenizer reads them.
         assert!(expansions(&words("asp dotnet core")).is_empty());
         assert!(expansions(&words("dotnet framework")).is_empty());
