@@ -150,37 +150,17 @@ fn authority_len(rest: &str) -> usize {
     len
 }
 
-/// True for a character that ends an address's path: a space, a quotation mark (straight
-/// or typographic), an angle bracket and the like.
+/// What ends an address's path besides a space: quotation marks (straight and typographic),
+/// angle brackets and the other characters a pasted address never holds, and the brackets
+/// and stops of CJK text.
+const ADDRESS_ENDS: [char; 25] = [
+    '"', '<', '>', '`', '|', '{', '}', '^', '\\', '\u{201C}', '\u{201D}', '\u{201E}', '\u{2018}',
+    '\u{2019}', '«', '»', '「', '」', '『', '』', '（', '）', '。', '，', '、',
+];
+
+/// True for a character that ends an address's path ([`ADDRESS_ENDS`], or a space).
 fn ends_an_address(c: char) -> bool {
-    c.is_whitespace()
-        || matches!(
-            c,
-            '"' | '<'
-                | '>'
-                | '`'
-                | '|'
-                | '{'
-                | '}'
-                | '^'
-                | '\\'
-                | '\u{201C}'
-                | '\u{201D}'
-                | '\u{201E}'
-                | '\u{2018}'
-                | '\u{2019}'
-                | '«'
-                | '»'
-                | '「'
-                | '」'
-                | '『'
-                | '』'
-                | '（'
-                | '）'
-                | '。'
-                | '，'
-                | '、'
-        )
+    c.is_whitespace() || ADDRESS_ENDS.contains(&c)
 }
 
 /// Where the address whose host starts at `host` ends: after its authority, and after the
