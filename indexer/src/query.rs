@@ -183,7 +183,8 @@ const NOISE_WORDS: &[&str] = &[
 
 /// Returns the words of user text that say what is wanted, lowercased and unstemmed, as
 /// written (`c#`, not the `csharp` this ranking searches for): English stop words and task
-/// boilerplate ("how do I", "help me") left out, unless nothing else is left. For baselines
+/// boilerplate ("how do I", "help me") left out, unless nothing else is left, and a web
+/// address read for its words (`https://github.com/acme` as `github acme`). For baselines
 /// that should read a query as this ranking does.
 pub fn informative_words(text: &str) -> Vec<String> {
     let mut stemmed = text_analyzer();
@@ -206,6 +207,9 @@ pub fn informative_words(text: &str) -> Vec<String> {
 /// A query as the user wrote it, taken apart.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct ParsedQuery {
+    /// The whole text as the ranking reads it ([`sanitize`]: a web address as its words), for
+    /// the model.
+    pub(crate) read: String,
     /// The text outside quotes.
     pub(crate) loose: String,
     /// The quoted phrases.
@@ -241,7 +245,8 @@ pub(crate) fn sanitize(raw: &str) -> String {
 
 /// Takes user text apart. Never fails.
 pub(crate) fn parse(raw: &str) -> ParsedQuery {
-    let text = sanitize(raw).replace(['\u{201C}', '\u{201D}', '\u{201E}'], "\"");
+    let read = sanitize(raw);
+    let text = read.replace(['\u{201C}', '\u{201D}', '\u{201E}'], "\"");
     let mut loose = String::new();
     let mut phrases = Vec::new();
     let mut rest = text.as_str();
@@ -275,6 +280,7 @@ pub(crate) fn parse(raw: &str) -> ParsedQuery {
     };
     let key = key(&text);
     ParsedQuery {
+        read,
         is_empty: text.trim().is_empty(),
         loose,
         phrases,

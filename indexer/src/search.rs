@@ -25,7 +25,7 @@ use crate::collector::{Candidate, Collected, Dim, SearchCollector, TIER_TEXT};
 use crate::document::from_document;
 use crate::error::{Error, Result};
 use crate::ordinals::OrdsCache;
-use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse, sanitize};
+use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse};
 use crate::request::{
     ANY_VERDICT, Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest,
 };
@@ -304,7 +304,7 @@ impl SearchIndex {
         // A query that is only quoted phrases asks for them: the model adds nothing to it.
         let nearest = match &self.model {
             Some(model) if !parsed.is_empty && !parsed.is_only_phrases() => {
-                self.nearest(&searcher, model, request)?
+                self.nearest(&searcher, model, &parsed.read, request)?
             }
             _ => Vec::new(),
         };
@@ -408,18 +408,17 @@ impl SearchIndex {
     }
 
     /// The [`SEMANTIC_DEPTH`] records nearest the query in meaning, under the request's
-    /// filters and access policy, nearest first.
+    /// filters and access policy, nearest first. `text` is the query as the words read it
+    /// (`ParsedQuery::read`: a web address by its words).
     fn nearest(
         &self,
         searcher: &Searcher,
         model: &QueryModel,
+        text: &str,
         request: &SearchRequest,
     ) -> Result<Vec<Candidate>> {
-        // The model reads the query as the words do: a web address by its words.
         let query = NearestQuery {
-            vector: model
-                .recent
-                .vector(&sanitize(&request.query), model.embed.as_ref()),
+            vector: model.recent.vector(text, model.embed.as_ref()),
             cache: Arc::clone(&self.inner.vectors),
         };
         let collector = SearchCollector {

@@ -753,6 +753,13 @@ pub(crate) mod tests {
     }
 
     impl Counting {
+        fn new() -> Arc<Counting> {
+            Arc::new(Counting {
+                model: Concepts("concepts 1"),
+                texts: Mutex::default(),
+            })
+        }
+
         fn taken(&self) -> Vec<String> {
             std::mem::take(&mut *self.texts.lock().unwrap())
         }
@@ -775,10 +782,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_model_reads_a_web_address_as_the_words_do() {
-        let counting = Arc::new(Counting {
-            model: Concepts("concepts 1"),
-            texts: Mutex::default(),
-        });
+        let counting = Counting::new();
         let index = index(Some(Arc::clone(&counting) as Arc<dyn Embed>));
         counting.taken();
         let request = SearchRequest::new(
@@ -794,10 +798,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_next_page_and_a_repeated_query_are_not_embedded_again() {
-        let counting = Arc::new(Counting {
-            model: Concepts("concepts 1"),
-            texts: Mutex::default(),
-        });
+        let counting = Counting::new();
         let index = index(Some(Arc::clone(&counting) as Arc<dyn Embed>));
         assert_eq!(
             counting.taken().len(),
