@@ -24,7 +24,7 @@
 //!
 //! # Layout
 //!
-//! - `safetensors`: the weights file, parsed by hand (header length, JSON header, data).
+//! - `safetensors`: the weights file, read with the `safetensors` crate.
 //! - `wordpiece`: the BERT tokenizer described by `tokenizer.json` (normalizer,
 //!   pre-tokenizer, WordPiece, added tokens).
 //! - `model`: the configuration check and the encoder's forward pass.
