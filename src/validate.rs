@@ -12,7 +12,8 @@ use crawler::local;
 use formats::diagnostic::passes;
 use formats::seeds::SeedTarget;
 use formats::site::WELL_KNOWN_INDEXES;
-use formats::{Code, Diagnostic, Severity, VerdictKind};
+use formats::verdict::judges_the_skill;
+use formats::{Code, Diagnostic, Severity, Verdict, VerdictKind};
 use serde::Serialize;
 use store::Outcome;
 use time::OffsetDateTime;
@@ -136,6 +137,8 @@ struct SkillReport<'a> {
     path: PathBuf,
     #[serde(skip_serializing_if = "Option::is_none")]
     digest_status: Option<formats::DigestStatus>,
+    /// The directory's verdict, which `passes` follows.
+    verdict: Verdict,
     passes: Passes,
     diagnostics: &'a [Diagnostic],
 }
@@ -174,12 +177,20 @@ impl<'a> Report<'a> {
             .iter()
             .map(|index| {
                 count(&index.diagnostics);
+                // The problems of its entries are the index's, though shown with their skill.
+                let entries: Vec<Diagnostic> = checked
+                    .records()
+                    .filter(|record| record.index_url == index.url)
+                    .flat_map(|record| record.diagnostics.iter())
+                    .filter(|diagnostic| !judges_the_skill(diagnostic))
+                    .cloned()
+                    .collect();
                 IndexReport {
                     path: display_path(&index.path),
                     url: index.url.as_str(),
                     format: index.format.as_str(),
                     version: index.version,
-                    passes: passes(&index.diagnostics, verdict),
+                    passes: passes(&index.diagnostics, verdict) && passes(&entries, verdict),
                     diagnostics: &index.diagnostics,
                 }
             })
@@ -189,13 +200,15 @@ impl<'a> Report<'a> {
             .iter()
             .map(|skill| {
                 count(&skill.diagnostics);
+                let judged = skill.judgement();
                 SkillReport {
                     label: &skill.label,
                     path: display_path(&skill.path),
                     digest_status: skill.record.as_ref().map(|record| record.digest_status),
+                    verdict: judged.verdict,
                     passes: Passes {
-                        strict: passes(&skill.diagnostics, VerdictKind::Strict),
-                        lenient: passes(&skill.diagnostics, VerdictKind::Lenient),
+                        strict: judged.passes(VerdictKind::Strict),
+                        lenient: judged.passes(VerdictKind::Lenient),
                     },
                     diagnostics: &skill.diagnostics,
                 }

@@ -9,6 +9,7 @@ use formats::diagnostic::Diagnostic;
 use formats::index::IndexVersion;
 use formats::site::SiteFindings;
 use formats::skill::{Format, Skill};
+use formats::verdict::{Judgement, judge};
 
 /// One index that was read.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +38,17 @@ pub struct CheckedSkill {
     pub record: Option<Skill>,
     /// Everything found wrong with it.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckedSkill {
+    /// Returns the skill's verdict and what it rests on: the directory's judgement
+    /// ([`formats::verdict::judge`]), from the record's digest status and the diagnostics.
+    pub fn judgement(&self) -> Judgement<'_> {
+        judge(
+            self.record.as_ref().map(|record| record.digest_status),
+            &self.diagnostics,
+        )
+    }
 }
 
 /// What was found.

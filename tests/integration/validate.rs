@@ -27,7 +27,7 @@ fn a_sloppy_site_fails_with_advice() {
            help: wrap the array in an object: {"skills": [...]}
          warning[unknown_type] skills[2].type: unknown type "mcp-server" for skill "video-summary"; the entry is skipped
            help: use "type": "skill-md" for a single SKILL.md or "archive" for a .tar.gz or .zip
-    FAIL sloppy.test/Release-Notes  seeds/web/sloppy.test/.well-known/agent-skills/Release-Notes/SKILL.md (passes lenient)
+    FAIL sloppy.test/Release-Notes  seeds/web/sloppy.test/.well-known/agent-skills/Release-Notes/SKILL.md (fails lenient)
          error[invalid_name] skills[0].name: invalid skill name "Release-Notes": has uppercase letters
            help: use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-processing`
          error[unknown_field] frontmatter.argument-hint: field "argument-hint" is not in the Agent Skills specification; Claude Code reads it, other clients ignore it
@@ -65,6 +65,25 @@ fn a_sloppy_site_fails_with_advice() {
 
 #[test]
 fn lenient_judges_by_what_clients_accept() {
+    // Fields outside the specification fail the strict check; clients ignore them.
+    let output = skillscout(
+        &repo_root(),
+        &[
+            "validate",
+            "--lenient",
+            "seeds/web/sloppy.test/.well-known/agent-skills/pdf-ocr",
+        ],
+    );
+    insta::assert_snapshot!(stdout(&output), @"
+    ok   pdf-ocr  seeds/web/sloppy.test/.well-known/agent-skills/pdf-ocr/SKILL.md (fails strict)
+
+    1 skill checked (lenient): 1 passed, 0 failed; 0 errors, 0 warnings
+    6 notes hidden; --verbose shows them
+    ");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    // A name that breaks the naming rule is refused by clients: lenient fails it, as the
+    // directory shows it invalid.
     let output = skillscout(
         &repo_root(),
         &[
@@ -74,16 +93,16 @@ fn lenient_judges_by_what_clients_accept() {
         ],
     );
     insta::assert_snapshot!(stdout(&output), @r#"
-    ok   Release-Notes  seeds/web/sloppy.test/.well-known/agent-skills/Release-Notes/SKILL.md (fails strict)
-         warning[invalid_name] frontmatter.name: invalid skill name "Release Notes": has uppercase letters
+    FAIL Release-Notes  seeds/web/sloppy.test/.well-known/agent-skills/Release-Notes/SKILL.md (fails strict)
+         error[invalid_name] frontmatter.name: invalid skill name "Release Notes": has uppercase letters
            help: use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-processing`
          warning[name_mismatch] frontmatter.name: name "Release Notes" differs from the skill's directory or index name "Release-Notes"
            help: make the frontmatter `name` equal to the skill's directory name
 
-    1 skill checked (lenient): 1 passed, 0 failed; 0 errors, 2 warnings
+    1 skill checked (lenient): 0 passed, 1 failed; 1 error, 1 warning
     1 note hidden; --verbose shows them
     "#);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
 }
 
 #[test]
@@ -189,7 +208,7 @@ fn corpus_skills_get_the_verdicts_a_publisher_expects() {
     let Some(corpus) = corpus_dir() else {
         return;
     };
-    // A display name where a slug belongs: fails strict, accepted by clients.
+    // A display name where a slug belongs: clients refuse it, so it fails both checks.
     let output = skillscout(
         &corpus,
         &[
@@ -199,7 +218,7 @@ fn corpus_skills_get_the_verdicts_a_publisher_expects() {
     );
     assert_eq!(output.status.code(), Some(1));
     insta::assert_snapshot!(stdout(&output), @r#"
-    FAIL ahrefs-automation  composio.test/.well-known/skills/ahrefs-automation/SKILL.md (passes lenient)
+    FAIL ahrefs-automation  composio.test/.well-known/skills/ahrefs-automation/SKILL.md (fails lenient)
          error[unknown_field] frontmatter.requires: field "requires" is not in the Agent Skills specification; clients ignore it
            help: move extra fields under `metadata:`, which the specification reserves for them
          error[invalid_name] frontmatter.name: invalid skill name "Ahrefs Automation": has uppercase letters

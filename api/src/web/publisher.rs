@@ -207,7 +207,7 @@ fn report(
                 h2 #invalid { "Invalid skills and why" }
                 @for skill in &invalid {
                     h3 { a href=(skill_page_path(skill)) { (skill.title) } " " span.id { (skill.name.as_str()) } }
-                    @let errors: Vec<formats::Diagnostic> = skill.diagnostics.iter().filter(|d| d.severity_for(formats::VerdictKind::Lenient) == formats::Severity::Error || d.code == formats::Code::InvalidName).cloned().collect();
+                    @let errors: Vec<formats::Diagnostic> = skill.judgement().reasons.into_iter().cloned().collect();
                     @if errors.is_empty() {
                         p { "The artifact was " (super::skill::digest_status_name(skill.digest_status)) "." }
                     } @else {

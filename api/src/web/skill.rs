@@ -280,7 +280,8 @@ fn details_table(skill: &Skill) -> Markup {
 
 /// Returns why a skill has its verdict, in a sentence.
 fn verdict_reason(skill: &Skill) -> &'static str {
-    match (skill.verdict(), skill.digest_status) {
+    let judged = skill.judgement();
+    match (judged.verdict, skill.digest_status) {
         (Verdict::Valid, _) => "it passes the strict check; agent clients install it.",
         (Verdict::Lenient, _) => "agent clients install it, though it fails the strict check.",
         (Verdict::Invalid, DigestStatus::Mismatch) => {
@@ -288,8 +289,8 @@ fn verdict_reason(skill: &Skill) -> &'static str {
         }
         (Verdict::Invalid, DigestStatus::Unfetched) => "its artifact was never fetched.",
         (Verdict::Invalid, _)
-            if skill
-                .diagnostics
+            if judged
+                .reasons
                 .iter()
                 .any(|d| d.code == formats::Code::InvalidName) =>
         {
@@ -300,9 +301,10 @@ fn verdict_reason(skill: &Skill) -> &'static str {
 }
 
 fn verdicts(skill: &Skill) -> Markup {
-    let verdict = skill.verdict();
+    let judged = skill.judgement();
+    let verdict = judged.verdict;
     let passes = |kind| {
-        if skill.passes(kind) {
+        if judged.passes(kind) {
             ("pass", "passes")
         } else {
             ("fail", "fails")

@@ -116,7 +116,17 @@ pub(crate) fn crawl_into(
             .join()
             .unwrap()
     });
-    assert_eq!(report.totals.errors, 0, "{report:?}");
+    // Nothing failed: the one error listed is the name of sloppy.test's `Release-Notes`, which
+    // agent clients refuse (its verdict is invalid, and the report says why).
+    let codes: Vec<&str> = report
+        .domains
+        .iter()
+        .flat_map(|line| line.errors.iter().map(|error| error.code.as_str()))
+        .collect();
+    assert!(
+        codes.iter().all(|code| *code == "invalid_name"),
+        "{report:?}"
+    );
 }
 
 /// Builds the state of a server over a freshly crawled fixture web in `data`.

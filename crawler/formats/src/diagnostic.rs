@@ -158,8 +158,9 @@ codes! {
         "keep the index description equal to the SKILL.md description";
 
     // Names.
-    /// A name breaks the naming rule (1-64 of a-z, 0-9 and single inner hyphens).
-    InvalidName = "invalid_name", Error, Warning,
+    /// A name breaks the naming rule (1-64 of a-z, 0-9 and single inner hyphens); agent
+    /// clients (the vercel `skills` CLI, OpenCode) refuse such a skill.
+    InvalidName = "invalid_name", Error, Error,
         "use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-processing`";
     /// The frontmatter name differs from the directory or index entry name.
     NameMismatch = "name_mismatch", Error, Warning,

@@ -31,6 +31,8 @@
 //! - [`sharing`]: skill-sharing indexes and descriptors.
 //! - [`mcp`]: MCP servers' Skills Extension: request bodies, answers (JSON or event
 //!   streams), listing entries checked against the specification, file checks.
+//! - [`verdict`]: is this skill usable? The one judgement the directory, `validate` and the
+//!   crawl report share.
 //! - [`normalize`]: index entry + fetched artifact -> [`Skill`] (and an MCP listing entry +
 //!   the files read for it).
 //! - [`site`]: the pipeline over one site (probes, indexes, artifacts, records) as a sans-IO
@@ -60,6 +62,7 @@ pub mod sharing;
 pub mod site;
 pub mod skill;
 pub mod skill_md;
+pub mod verdict;
 
 pub use diagnostic::{Code, Diagnostic, Severity, VerdictKind};
 pub use skill::{

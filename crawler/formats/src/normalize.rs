@@ -486,7 +486,11 @@ mod tests {
             skill.file("SKILL.md").unwrap().sha256,
             Some(Digest::of(content))
         );
-        assert!(skill.passes(VerdictKind::Strict), "{:?}", skill.diagnostics);
+        assert!(
+            skill.judgement().passes(VerdictKind::Strict),
+            "{:?}",
+            skill.diagnostics
+        );
         insta::assert_json_snapshot!(skill, @r##"
         {
           "id": "example.test/pdf-tools",
@@ -547,7 +551,7 @@ mod tests {
         assert!(skill.files.is_empty());
         assert_eq!(skill.title, "pdf-tools");
         assert_eq!(skill.description, "Extracts text from PDF files.");
-        assert!(!skill.passes(VerdictKind::Lenient));
+        assert!(!skill.judgement().passes(VerdictKind::Lenient));
     }
 
     #[test]
@@ -589,7 +593,11 @@ mod tests {
         assert_eq!(paths, ["SKILL.md", "references/API.md"]);
         assert_eq!(skill.file("references/API.md").unwrap().size, Some(6));
         assert!(skill.body.starts_with("# PDF tools"));
-        assert!(skill.passes(VerdictKind::Strict), "{:?}", skill.diagnostics);
+        assert!(
+            skill.judgement().passes(VerdictKind::Strict),
+            "{:?}",
+            skill.diagnostics
+        );
 
         let mut corrupt = tar_gz(&[("SKILL.md", PDF_SKILL_MD.as_bytes())]);
         corrupt.truncate(corrupt.len() / 2);

@@ -13,7 +13,8 @@ use sha2::{Digest as _, Sha256};
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::diagnostic::{Code, Diagnostic, Severity, VerdictKind, passes};
+use crate::diagnostic::Diagnostic;
+use crate::verdict::{Judgement, judge};
 
 /// The longest skill name the specification allows.
 pub const MAX_NAME_LEN: usize = 64;
@@ -521,62 +522,22 @@ pub struct Skill {
 }
 
 impl Skill {
-    /// Returns true when no diagnostic is an error under `verdict`.
-    pub fn passes(&self, verdict: VerdictKind) -> bool {
-        passes(&self.diagnostics, verdict)
+    /// Returns the skill's [`Verdict`] and the diagnostics it rests on: the one judgement
+    /// ([`crate::verdict::judge`]) of its digest status and diagnostics, so a record stored
+    /// before verdicts existed has one too.
+    pub fn judgement(&self) -> Judgement<'_> {
+        judge(Some(self.digest_status), &self.diagnostics)
     }
 
-    /// Returns the skill's [`Verdict`], derived from its digest status and diagnostics (so a
-    /// record stored before verdicts existed has one too).
-    ///
-    /// Problems of the publisher's index entry (diagnostics on a `skills[…]` field: a `sha256`
-    /// field instead of `digest`, an unknown field, a missing `$schema` elsewhere) are the
-    /// index's, shown on the publisher's page; they do not make fetched, sound content invalid.
-    /// A name that breaks the naming rule does, wherever it was found: agent clients refuse
-    /// such a skill, so it is no more installable than one never fetched.
+    /// Returns the skill's [`Verdict`] (see [`Skill::judgement`]).
     pub fn verdict(&self) -> Verdict {
-        if matches!(
-            self.digest_status,
-            DigestStatus::Mismatch | DigestStatus::Unfetched
-        ) {
-            return Verdict::Invalid;
-        }
-        let about_the_skill = |diagnostic: &&Diagnostic| {
-            let entry_field = diagnostic
-                .field
-                .as_deref()
-                .is_some_and(|field| field.starts_with("skills["));
-            !entry_field || skill_level_always(diagnostic.code)
-        };
-        let mut lenient = false;
-        for diagnostic in self.diagnostics.iter().filter(about_the_skill) {
-            if diagnostic.code == Code::InvalidName
-                || diagnostic.severity_for(VerdictKind::Lenient) == Severity::Error
-            {
-                return Verdict::Invalid;
-            }
-            lenient |= diagnostic.severity_for(VerdictKind::Strict) == Severity::Error;
-        }
-        if lenient {
-            Verdict::Lenient
-        } else {
-            Verdict::Valid
-        }
+        self.judgement().verdict
     }
 
     /// Returns the file entry for `path`, if the skill lists one.
     pub fn file(&self, path: &str) -> Option<&FileEntry> {
         self.files.iter().find(|file| file.path == path)
     }
-}
-
-/// Codes that judge the skill even when found on its index entry: its name, its digest and
-/// the paths its content comes from.
-fn skill_level_always(code: Code) -> bool {
-    matches!(
-        code,
-        Code::InvalidName | Code::DigestMismatch | Code::PathTraversal | Code::InvalidPath
-    )
 }
 
 #[cfg(test)]

@@ -195,7 +195,7 @@ pub(crate) fn check_record(skill: &Value, record: &Skill, failures: &mut Vec<Str
         }
     }
     let strictly_valid = issues.is_empty() && skill["name_valid"].as_bool().unwrap();
-    if strictly_valid && !record.passes(formats::VerdictKind::Strict) {
+    if strictly_valid && !record.judgement().passes(formats::VerdictKind::Strict) {
         failures.push(format!("{label}: valid skill fails the strict verdict"));
     }
     if frontmatter_name.is_some() && record.title != frontmatter_name.unwrap_or_default() {

@@ -8,6 +8,7 @@ mod hostile;
 mod mcp;
 mod server;
 mod site;
+mod verdicts;
 mod worker;
 
 use std::path::{Path, PathBuf};
