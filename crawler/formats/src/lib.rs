@@ -33,6 +33,8 @@
 //!   streams), listing entries checked against the specification, file checks.
 //! - [`verdict`]: is this skill usable? The one judgement the directory, `validate` and the
 //!   crawl report share.
+//! - [`health`]: the publisher's health report (checks, score, which agent clients install
+//!   from the origin) over what a crawl of a site found.
 //! - [`normalize`]: index entry + fetched artifact -> [`Skill`] (and an MCP listing entry +
 //!   the files read for it).
 //! - [`site`]: the pipeline over one site (probes, indexes, artifacts, records) as a sans-IO
@@ -52,6 +54,7 @@
 
 pub mod archive;
 pub mod diagnostic;
+pub mod health;
 pub mod index;
 pub mod mcp;
 pub mod normalize;

@@ -31,11 +31,17 @@ use crate::normalize::{
 use crate::sharing::{self, SharingEntry};
 use crate::skill::{Digest, DigestStatus, Format, Skill, SkillId, Slug};
 
+/// The well-known path of an agent-skills discovery index (v0.2).
+pub const AGENT_SKILLS_INDEX: &str = "/.well-known/agent-skills/index.json";
+/// The well-known path of a legacy agent-skills index (v0.1).
+pub const LEGACY_SKILLS_INDEX: &str = "/.well-known/skills/index.json";
+/// The well-known path of a skill-sharing index.
+pub const SKILL_SHARING_INDEX: &str = "/.well-known/skill-sharing";
 /// The well-known index paths, in the order they are probed.
 pub const WELL_KNOWN_INDEXES: [(&str, Format); 3] = [
-    ("/.well-known/agent-skills/index.json", Format::AgentSkills),
-    ("/.well-known/skills/index.json", Format::AgentSkills),
-    ("/.well-known/skill-sharing", Format::SkillSharing),
+    (AGENT_SKILLS_INDEX, Format::AgentSkills),
+    (LEGACY_SKILLS_INDEX, Format::AgentSkills),
+    (SKILL_SHARING_INDEX, Format::SkillSharing),
 ];
 /// The largest file of a v0.1 skill fetched when prefetching files.
 pub const MAX_PREFETCH_FILE_BYTES: usize = 16 * 1024 * 1024;
