@@ -99,6 +99,12 @@ impl ApiError {
         }
     }
 
+    /// Returns the JSON body sent with this error: `{"error": {"code", "message"}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let (_, code) = self.status_and_code();
+        serde_json::json!({ "error": { "code": code, "message": self.public_message() } })
+    }
+
     /// Returns the message sent to the client: internal details never leave the server.
     pub fn public_message(&self) -> String {
         match self {
@@ -108,6 +114,15 @@ impl ApiError {
             }
             other => other.to_string(),
         }
+    }
+}
+
+/// Returns `text` cut to `max` characters, with `…` when it was cut: how a message quotes
+/// what a caller sent.
+pub(crate) fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
     }
 }
 

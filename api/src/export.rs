@@ -5,7 +5,8 @@
 //! - `skills-dir`: `<name>/SKILL.md` plus the skill's files, the layout agents load from
 //!   (`.agents/skills/`, `.claude/skills/`); names made unique by the rule in `naming`.
 //! - `well-known`: `<domain>/.well-known/agent-skills/index.json` (v0.2) plus the artifacts,
-//!   servable as is; crawling it gives the same records (`well_known`).
+//!   servable as is; crawling it gives the same records (the read model's `well_known`, which
+//!   the mirror serves too).
 //! - `jsonl`: `skills.jsonl`, one record per line, as `GET /v1/skills/{domain}/{name}` sends
 //!   it.
 //!
@@ -17,22 +18,20 @@
 //!
 //! Only verified content is exported: bytes come from the blob store, which holds only what
 //! matched its digest; a file the directory does not hold is listed as missing. The caller's
-//! access applies: the index selects what the caller may see, and every record is asked about
-//! again (the access policy) when it is read from the store to be written.
+//! access applies: the read model selects what the caller may see (`directory::selection`),
+//! and every record is asked about again when it is read to be written.
 //!
 //! # Layout
 //!
-//! - `select`: which records (index, store, change log).
+//! - `http`: `GET /v1/export`, streamed from a blocking thread through a bounded channel.
 //! - `naming`: folder names of `skills-dir`.
-//! - `well_known`: the v0.2 index and artifacts of a publisher (shared with the mirror).
 //! - `manifest`: [`Manifest`].
 //! - `sink`: folders, `.tar.gz` streams, and the atomic rename.
 
+pub(crate) mod http;
 mod manifest;
 mod naming;
-mod select;
 mod sink;
-pub(crate) mod well_known;
 
 use std::io::{self, Seek, Write};
 use std::path::Path;
@@ -47,9 +46,12 @@ use time::OffsetDateTime;
 pub use manifest::{
     ExportedSkill, FileRecord, LeftOut, MANIFEST, Manifest, Missing, Removed, Renamed, Summary,
 };
-pub(crate) use select::{Plan, plan};
 pub(crate) use sink::{Sink, TarSink};
 
+use crate::directory::Directory;
+use crate::directory::files::check_path;
+use crate::directory::selection::{Loaded, Plan, Selection};
+use crate::directory::well_known;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::wire::RecordView;
@@ -112,6 +114,23 @@ pub struct ExportRequest {
     pub caller: Caller,
     /// The layout.
     pub layout: Layout,
+}
+
+impl ExportRequest {
+    /// Returns what the read model selects for this export.
+    pub(crate) fn selection(&self) -> Selection<'_> {
+        Selection {
+            query: &self.query,
+            filters: &self.filters,
+            since: self.since,
+            caller: self.caller,
+        }
+    }
+}
+
+/// Chooses the records of `request` (blocking).
+pub(crate) fn plan(directory: &Directory, request: &ExportRequest) -> Result<Plan, ApiError> {
+    directory.plan(&request.selection())
 }
 
 /// What an export reports as it goes (a terminal progress bar).
@@ -189,7 +208,8 @@ pub fn export_to_path(
     if !force && out.symlink_metadata().is_ok() {
         return Err(PublishError::Exists(out.to_owned()).into());
     }
-    let plan = plan(state, request)?;
+    let directory = state.directory();
+    let plan = plan(directory, request)?;
     progress.planned(plan.ids.len());
     let spool = out
         .parent()
@@ -211,7 +231,7 @@ pub fn export_to_path(
                 .map_err(|error| format!("cannot create {}: {error}", temporary.display()))?;
             let mut sink = TarSink::new(io::BufWriter::new(file), unix_time(now));
             let manifest = write(
-                state,
+                directory,
                 request,
                 plan,
                 Output::Files(&mut sink),
@@ -229,7 +249,7 @@ pub fn export_to_path(
         } else {
             let mut sink = DirSink::new(temporary);
             write(
-                state,
+                directory,
                 request,
                 plan,
                 Output::Files(&mut sink),
@@ -261,7 +281,7 @@ pub(crate) fn unix_time(at: OffsetDateTime) -> u64 {
 /// in memory: a file an archive needs the size of first is spooled in `spool` (a folder on
 /// the target's file system).
 pub(crate) fn write(
-    state: &AppState,
+    directory: &Directory,
     request: &ExportRequest,
     plan: Plan,
     output: Output<'_>,
@@ -270,7 +290,7 @@ pub(crate) fn write(
     progress: &dyn ExportProgress,
 ) -> Result<Manifest, ApiError> {
     let mut writer = Writer {
-        state,
+        directory,
         request,
         manifest: Manifest {
             skillscout_version: env!("CARGO_PKG_VERSION"),
@@ -286,7 +306,11 @@ pub(crate) fn write(
             renamed: Vec::new(),
             missing: Vec::new(),
             left_out: Vec::new(),
-            removed: plan.removed,
+            removed: plan
+                .removed
+                .into_iter()
+                .map(|(id, at)| Removed { id, at })
+                .collect(),
             notes: plan.notes,
         },
         progress,
@@ -341,7 +365,7 @@ fn io_error(error: io::Error) -> ApiError {
 
 /// The state of one export being written.
 struct Writer<'a> {
-    state: &'a AppState,
+    directory: &'a Directory,
     request: &'a ExportRequest,
     manifest: Manifest,
     progress: &'a dyn ExportProgress,
@@ -351,39 +375,24 @@ impl Writer<'_> {
     /// Reads a record to write: `None` (with a `left_out` entry when the caller may know of
     /// it) when it is gone, no longer visible or no longer of a wanted verdict.
     fn load(&mut self, id: &SkillId) -> Result<Option<Skill>, ApiError> {
-        let stored = self.state.store().record(&id.to_string())?;
-        let reason = match stored {
-            None => "it is no longer in the crawl store".to_owned(),
-            Some(stored) if stored.is_tombstone() => {
-                "it was removed from its index after it was selected".to_owned()
+        match self.directory.load(&self.request.selection(), id)? {
+            Loaded::Skill(skill) => Ok(Some(*skill)),
+            // Not even its id is shown to a caller who may not see it.
+            Loaded::Hidden => Ok(None),
+            Loaded::LeftOut(reason) => {
+                self.left_out(id, reason);
+                Ok(None)
             }
-            Some(stored) if !self.state.may_see(self.request.caller, stored.skill.access) => {
-                // Not even its id is shown to a caller who may not see it.
-                return Ok(None);
-            }
-            Some(stored) => {
-                let verdict = stored.skill.verdict();
-                if select::wanted_verdicts(&self.request.filters).contains(&verdict) {
-                    return Ok(Some(stored.skill));
-                }
-                format!("its verdict is now {verdict}")
-            }
-        };
-        self.left_out(id, reason);
-        Ok(None)
+        }
     }
 
     /// True when `id` would be written as a skill folder now: an agent skill the caller may
     /// see, live, with a wanted verdict (what [`Writer::load`] and the format check keep).
     fn writable(&self, id: &SkillId) -> Result<bool, ApiError> {
-        let Some(stored) = self.state.store().record(&id.to_string())? else {
-            return Ok(false);
-        };
-        let skill = &stored.skill;
-        Ok(!stored.is_tombstone()
-            && self.state.may_see(self.request.caller, skill.access)
-            && select::wanted_verdicts(&self.request.filters).contains(&skill.verdict())
-            && skill.format != formats::Format::SkillSharing)
+        Ok(matches!(
+            self.directory.load(&self.request.selection(), id)?,
+            Loaded::Skill(skill) if skill.format != formats::Format::SkillSharing
+        ))
     }
 
     fn left_out(&mut self, id: &SkillId, reason: String) {
@@ -473,13 +482,10 @@ impl Writer<'_> {
             }
             None => return Ok(Err("it was never fetched".to_owned())),
         };
-        match self.state.blobs().get(&digest) {
-            Ok(Some(bytes)) => Ok(Ok(bytes)),
-            Ok(None) => Ok(Err(format!(
+        match self.directory.blob(&digest)? {
+            Some(bytes) => Ok(Ok(bytes)),
+            None => Ok(Err(format!(
                 "the directory does not hold its bytes ({digest})"
-            ))),
-            Err(error) => Err(ApiError::Internal(format!(
-                "cannot read blob {digest}: {error}"
             ))),
         }
     }
@@ -560,7 +566,7 @@ impl Writer<'_> {
                 if file.path == SKILL_MD {
                     continue;
                 }
-                if crate::files::check_path(&file.path).is_err() {
+                if check_path(&file.path).is_err() {
                     self.missing(id, &file.path, "its path is not safe to write".to_owned());
                     continue;
                 }
@@ -590,17 +596,16 @@ impl Writer<'_> {
             let Some(skill) = self.load(id)? else {
                 continue;
             };
-            let published =
-                match well_known::publish(&skill, self.state.blobs(), self.state.packs()) {
-                    Ok(published) => published,
-                    Err(well_known::Unpublishable::Failed(detail)) => {
-                        return Err(ApiError::Internal(detail));
-                    }
-                    Err(why) => {
-                        self.left_out(id, why.reason());
-                        continue;
-                    }
-                };
+            let published = match self.directory.publish(&skill) {
+                Ok(published) => published,
+                Err(well_known::Unpublishable::Failed(detail)) => {
+                    return Err(ApiError::Internal(detail));
+                }
+                Err(why) => {
+                    self.left_out(id, why.reason());
+                    continue;
+                }
+            };
             for path in &published.missing {
                 self.missing(id, path, "the directory does not hold its bytes".to_owned());
             }

@@ -6,6 +6,8 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::request::Parts;
 use indexer::{Caller, DEFAULT_LIMIT, Filters, MAX_LIMIT, MAX_OFFSET, SearchRequest};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 
 use crate::error::ApiError;
 
@@ -138,6 +140,23 @@ impl Params {
     /// Returns `limit` (1 to 100, `default` when absent).
     pub(crate) fn limit(&self, default: usize) -> Result<usize, ApiError> {
         self.integer("limit", 1, MAX_LIMIT, default)
+    }
+
+    /// Returns `since`, an RFC 3339 time, when given.
+    pub(crate) fn since(&self) -> Result<Option<OffsetDateTime>, ApiError> {
+        let Some(raw) = self.one("since")? else {
+            return Ok(None);
+        };
+        OffsetDateTime::parse(raw.trim(), &Rfc3339)
+            .map(Some)
+            .map_err(|_| {
+                ApiError::parameter(
+                    "since",
+                    format!(
+                        "since must be an RFC 3339 time such as 2026-01-31T12:00:00Z, not {raw:?}"
+                    ),
+                )
+            })
     }
 
     /// Returns the search text `q` (empty when absent). Its length is checked by the index

@@ -11,25 +11,25 @@
 //!
 //! # Layout
 //!
-//! - `state`: [`AppState`] (index reader, crawl store, blobs, tokens, progress) and
+//! - `directory`: the read model. Every question a front end asks (visible search results, a
+//!   skill with its files, a domain's status, health and skills, the change feed, what an
+//!   export holds, the mirror, the skill-sharing view) is answered there once, under the
+//!   access policy; `directory::urls` builds every URL and `skill://` URI.
+//! - The front ends, renderings of its answers that never import one another: `routes` (the
+//!   JSON API and the skill-sharing endpoints, one module per resource), `web` (the pages),
+//!   `mcp` (`POST /mcp`), `rpc` (`POST /rpc`, JSON-RPC 2.0) and [`export`] (`skillscout
+//!   export` and `/v1/export`).
+//! - `router`: the route table that mounts them, with the layers around them (work limit,
+//!   timeout, metrics, tracing, CORS, caching headers).
+//! - `state`: [`AppState`] (the read model, tokens, metrics, configuration, work limit) and
 //!   [`ServeConfig`].
-//! - `routes`: the route table and one handler module per resource: `search`, `skills`
-//!   (records, files), `domains`, `changes`, `sharing` (the skill-sharing index, registry
-//!   discovery and descriptors), `rpc` (JSON-RPC 2.0), `export` (`/v1/export`, streamed),
-//!   `mirror` (`/mirror/{domain}/…`, a publisher re-published as a v0.2 index), `health`
-//!   (`/healthz`, `/metrics`).
-//! - [`export`]: exports in the `skills-dir`, `well-known` and `jsonl` layouts, with their
-//!   manifest; used by `skillscout export`, `/v1/export` and the mirror.
-//! - `web`: the server-rendered web directory (search, skill pages, publishers' health
-//!   reports), maud templates with a `Content-Security-Policy`, and the assets they use.
-//! - `mcp`: `POST /mcp`, the directory as an MCP server with the Skills Extension and the
-//!   `search_skills` tool.
-//! - `files`: a record's files: path rules and bytes from the blob store.
 //! - `access`: the access policy, the one rule of who sees which record.
 //! - `auth`: bearer [`Tokens`] and the caller extractor.
-//! - [`wire`]: the JSON bodies, built from the index's answers, records and crawl status.
+//! - [`wire`]: the JSON bodies, built from the read model's answers.
+//! - `markup`: HTML escaping and `<mark>` snippets outside the page templates.
 //! - `error`: [`ApiError`], the one error type and JSON shape.
-//! - `extract`: extractors whose rejections are [`ApiError`]s; query parameters.
+//! - `extract`: extractors whose rejections are [`ApiError`]s; query parameters, checked once
+//!   for every front end (closed-value filters among them).
 //! - `cursor`: opaque, checked pagination cursors.
 //! - `caching`: ETag, 304 and Cache-Control; the request timeout.
 //! - `metrics`: Prometheus counters and histograms.
@@ -53,14 +53,17 @@ mod access;
 mod auth;
 mod caching;
 mod cursor;
+mod directory;
 mod error;
 pub mod export;
 mod extract;
-mod files;
+mod markup;
 mod mcp;
 mod metrics;
 mod progress;
+mod router;
 mod routes;
+mod rpc;
 mod state;
 #[cfg(test)]
 mod testing;
@@ -73,6 +76,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 pub use auth::{RELOAD_CHECK, Tokens};
+pub use directory::health_of;
 pub use error::ApiError;
 
 pub use progress::CrawlProgress;
@@ -84,7 +88,20 @@ pub use state::{
 /// Returns the server's router: every endpoint, with tracing, metrics, CORS on reads,
 /// caching headers, the request timeout and the body limit.
 pub fn router(state: AppState) -> Router {
-    routes::router(state)
+    router::router(state)
+}
+
+/// Answers a search over `index` alone exactly as `GET /v1/search` answers the same query
+/// parameters for `caller`: the parameters are checked alike (a bad one is the same error),
+/// the same access policy applies, and the body is the same (`skillscout search --json`).
+pub fn search(
+    index: &indexer::SearchIndex,
+    parameters: Vec<(String, String)>,
+    caller: indexer::Caller,
+) -> Result<wire::SearchBody, ApiError> {
+    let request = extract::Params::from_pairs(parameters).search_request(caller)?;
+    let results = directory::visible_search(index, &access::Policy::default(), &request)?;
+    Ok(wire::SearchBody::from(results))
 }
 
 /// Serves the directory on `listener` until `shutdown` completes, then stops accepting

@@ -27,7 +27,6 @@
 //! this server (`--public-url`) or loopback, and a browser's `Origin` must be the public URL's
 //! origin (DNS rebinding and cross-site requests are refused with a 403).
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::extract::Request;
@@ -35,9 +34,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use formats::{Format, SkillId};
 use indexer::{Caller, Filters, ListRequest};
-use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     GetSkillRequestParams, GetSkillResult, Implementation, JsonObject, ListResourcesResult,
@@ -53,20 +50,17 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use crate::auth::Auth;
-use crate::error::ApiError;
+use crate::cursor;
+use crate::directory::files::FileError;
+use crate::directory::urls::{parse_skill_uri, skill_file_uri, skill_page_path, skill_uri};
+use crate::directory::{Unservable, servable};
+use crate::error::{ApiError, shorten};
 use crate::extract::Params;
-use crate::files::{self, FileError};
-use crate::routes::search;
-use crate::state::{AppState, parse_id};
-use crate::wire::SearchBody;
-use crate::{cursor, web};
+use crate::state::AppState;
+use crate::wire::{SearchBody, rfc3339};
 
 /// Records read from the index for one page of `skills/list` or `resources/list`.
 pub(crate) const LIST_PAGE: usize = 100;
-/// The most files a served skill has (the extension's per-skill limit, `SKILL.md` included).
-pub(crate) const MAX_SKILL_FILES: usize = 512;
-/// The most bytes a served skill's files add up to (the extension's per-skill limit).
-pub(crate) const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
 /// The `_meta` key of a skill entry's provenance: where the directory found it and what it
 /// made of it.
 pub(crate) const PROVENANCE_KEY: &str = "io.github.skillscout/provenance";
@@ -75,33 +69,14 @@ pub(crate) const SEARCH_TOOL: &str = "search_skills";
 /// Hits `search_skills` returns when `limit` is not given.
 pub(crate) const DEFAULT_SEARCH_LIMIT: u64 = 10;
 
-const SCHEME: &str = "skill://";
 const SKILL_MD: &str = "SKILL.md";
 /// The formats whose records are agent skills (a `SKILL.md` and its files).
 const SKILL_FORMATS: [&str; 2] = ["agent-skills", "mcp-skills"];
 /// The cursor kind of `skills/list` and `resources/list` pages.
 const CURSOR_KIND: &str = "mcp";
-/// What a URI path segment escapes: everything but unreserved characters and sub-delimiters.
-const SEGMENT: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'%')
-    .add(b'/')
-    .add(b'<')
-    .add(b'>')
-    .add(b'?')
-    .add(b'[')
-    .add(b'\\')
-    .add(b']')
-    .add(b'^')
-    .add(b'`')
-    .add(b'{')
-    .add(b'|')
-    .add(b'}');
 
 /// Returns the `/mcp` service over `state`.
-pub(crate) fn service(state: &AppState) -> StreamableHttpService<Directory, NeverSessionManager> {
+pub(crate) fn service(state: &AppState) -> StreamableHttpService<McpServer, NeverSessionManager> {
     let config = state.config();
     let public = &config.public_url;
     let mut hosts = vec![
@@ -125,11 +100,11 @@ pub(crate) fn service(state: &AppState) -> StreamableHttpService<Directory, Neve
         .with_allowed_hosts(hosts)
         .with_allowed_origins([origin])
         .with_max_request_body_bytes(config.max_body_bytes);
-    let directory = Directory {
+    let server = McpServer {
         state: state.clone(),
     };
     StreamableHttpService::new(
-        move || Ok(directory.clone()),
+        move || Ok(server.clone()),
         Arc::new(NeverSessionManager::default()),
         transport,
     )
@@ -142,139 +117,33 @@ pub(crate) async fn caller_layer(Auth(caller): Auth, mut request: Request, next:
     next.run(request).await
 }
 
-/// The MCP server handler: answers over the index, the crawl store and the blob store.
+/// The MCP server handler: renders the read model's answers in the Skills Extension.
 #[derive(Debug, Clone)]
-pub(crate) struct Directory {
+pub(crate) struct McpServer {
     state: AppState,
 }
 
-/// Why a record is not served as a skill over MCP.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Unservable {
-    /// Not an agent skill: a skill-sharing service has no `SKILL.md`.
-    NotAnAgentSkill,
-    /// Its verdict is `invalid`.
-    Invalid,
-    /// The directory does not know the size and digest of one of its files.
-    UnknownFile(String),
-    /// It has no `SKILL.md` among its files.
-    NoSkillMd,
-    /// It has more files or bytes than the extension's per-skill limits.
-    TooLarge,
-    /// Its frontmatter lacks a string `name` or `description`, or its `name` is not the
-    /// record's name (the URI's last segment must equal it).
-    Frontmatter,
-}
-
-impl Unservable {
-    fn reason(&self) -> String {
-        match self {
-            Unservable::NotAnAgentSkill => {
-                "it is a skill-sharing service, not an agent skill".into()
-            }
-            Unservable::Invalid => "its verdict is invalid".into(),
-            Unservable::UnknownFile(path) => {
-                format!("the size and digest of its file {path:?} are not known")
-            }
-            Unservable::NoSkillMd => "it has no SKILL.md".into(),
-            Unservable::TooLarge => {
-                format!("it has more than {MAX_SKILL_FILES} files or {MAX_SKILL_BYTES} bytes")
-            }
-            Unservable::Frontmatter => {
-                "its frontmatter has no name and description, or a name other than its own".into()
-            }
-        }
-    }
-}
-
-/// Returns the URI of the root folder of the skill `domain/name`.
-fn root_of(domain: &str, name: &str) -> String {
-    format!("{SCHEME}{domain}/{}", utf8_percent_encode(name, SEGMENT))
-}
-
-/// Returns the URI of a skill's file at `path` (relative to the skill's folder).
-fn file_uri(root: &str, path: &str) -> String {
-    let mut uri = root.to_owned();
-    for segment in path.split('/') {
-        uri.push('/');
-        uri.extend(utf8_percent_encode(segment, SEGMENT));
-    }
-    uri
-}
-
-/// Returns the URI of the `SKILL.md` of record `domain/name`.
-pub(crate) fn skill_uri(domain: &str, name: &str) -> String {
-    file_uri(&root_of(domain, name), SKILL_MD)
-}
-
-/// Returns the record and the file path a `skill://` URI names, or `None` when it cannot
-/// name a file of a skill of this directory.
-fn parse_uri(uri: &str) -> Option<(SkillId, String)> {
-    let rest = uri.strip_prefix(SCHEME)?;
-    let (domain, rest) = rest.split_once('/')?;
-    let (name, path) = rest.split_once('/')?;
-    let decode = |raw: &str| {
-        percent_decode_str(raw)
-            .decode_utf8()
-            .ok()
-            .map(Cow::into_owned)
-    };
-    let name = decode(name)?;
-    let path = path
-        .split('/')
-        .map(decode)
-        .collect::<Option<Vec<String>>>()?
-        .join("/");
-    files::check_path(&path).ok()?;
-    let id = parse_id(domain, &name).ok()?;
-    Some((id, path))
-}
-
-/// Returns `skill` as a Skills Extension entry, or why it cannot be served.
-///
-/// A record is served when it is an agent skill (`agent-skills` or `mcp-skills`) whose
-/// verdict is not `invalid`, whose frontmatter has a string `name` equal to the record's name
-/// and a string `description`, whose every file has a known size and digest (the crawl kept
-/// its bytes), and which stays within the extension's limits of [`MAX_SKILL_FILES`] files and
-/// [`MAX_SKILL_BYTES`] bytes.
+/// Returns `skill` as a Skills Extension entry, or why it cannot be served: the read model
+/// decides which records are served (`directory::servable`); this makes the entry.
 pub(crate) fn entry(skill: &formats::Skill) -> Result<rmcp::model::Skill, Unservable> {
-    if skill.format == Format::SkillSharing {
-        return Err(Unservable::NotAnAgentSkill);
-    }
-    if skill.verdict() == formats::Verdict::Invalid {
-        return Err(Unservable::Invalid);
-    }
+    servable(skill)?;
     let mut fields = skill.frontmatter.clone();
     let (Some(Value::String(name)), Some(Value::String(description))) =
         (fields.remove("name"), fields.remove("description"))
     else {
         return Err(Unservable::Frontmatter);
     };
-    if name != skill.name.as_str() {
-        return Err(Unservable::Frontmatter);
-    }
-    if skill.files.len() > MAX_SKILL_FILES {
-        return Err(Unservable::TooLarge);
-    }
-    let root = root_of(skill.domain.as_str(), skill.name.as_str());
-    let mut total: u64 = 0;
+    let (domain, slug) = (skill.domain.as_str(), skill.name.as_str());
     let mut resources = Vec::with_capacity(skill.files.len());
     for file in &skill.files {
         let (Some(size), Some(digest)) = (file.size, file.sha256) else {
             return Err(Unservable::UnknownFile(file.path.clone()));
         };
-        total = total.saturating_add(size);
         resources.push(SkillResource::new(
-            file_uri(&root, &file.path),
+            skill_file_uri(domain, slug, &file.path),
             digest.to_string(),
             size,
         ));
-    }
-    if total > MAX_SKILL_BYTES {
-        return Err(Unservable::TooLarge);
-    }
-    if !skill.files.iter().any(|file| file.path == SKILL_MD) {
-        return Err(Unservable::NoSkillMd);
     }
     let mut frontmatter = SkillFrontmatter::new(name, description);
     frontmatter.extra = fields;
@@ -290,18 +159,13 @@ pub(crate) fn entry(skill: &formats::Skill) -> Result<rmcp::model::Skill, Unserv
     let mut meta = JsonObject::new();
     meta.insert(PROVENANCE_KEY.to_owned(), provenance);
     let entry = rmcp::model::Skill::new(
-        file_uri(&root, SKILL_MD),
+        skill_uri(domain, slug),
         frontmatter,
         SkillResources::Files(resources),
     )
     .with_meta(MetaObject(meta));
     entry.validate().map_err(|_| Unservable::Frontmatter)?;
     Ok(entry)
-}
-
-fn rfc3339(at: time::OffsetDateTime) -> String {
-    at.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }
 
 /// Returns the caller that [`caller_layer`] resolved for the request of `context`.
@@ -318,7 +182,7 @@ fn internal(error: &ApiError) -> ErrorData {
     ErrorData::internal_error(error.public_message(), None)
 }
 
-impl Directory {
+impl McpServer {
     /// How long a client may treat a listing or an entry as current: the time between two
     /// crawls when the server recrawls, the cache lifetime of the HTTP API otherwise.
     fn ttl_ms(&self) -> u64 {
@@ -367,19 +231,8 @@ impl Directory {
         // the source the index is derived from.
         let (records, next) = self
             .state
-            .blocking(move |state| {
-                let page = state.visible_list(&request)?;
-                let mut records = Vec::with_capacity(page.records.len());
-                for listed in &page.records {
-                    let stored = state.store().record(&listed.id.to_string())?;
-                    if let Some(stored) = stored.filter(|stored| !stored.is_tombstone())
-                        && state.may_see(caller, stored.skill.access)
-                    {
-                        records.push(stored.skill);
-                    }
-                }
-                Ok((records, page.next_cursor))
-            })
+            .directory()
+            .ask(move |directory| directory.records(&request))
             .await
             .map_err(|error| internal(&error))?;
         let next = next.map(|after| cursor::encode(CURSOR_KIND, &after));
@@ -396,22 +249,40 @@ impl Directory {
     ) -> Result<(formats::Skill, rmcp::model::Skill, String), ErrorData> {
         let unknown = |why: String| {
             ErrorData::invalid_params(
-                format!("{} is not served here: {why}", web::shorten(uri, 300)),
-                Some(json!({ "uri": web::shorten(uri, 300) })),
+                format!("{} is not served here: {why}", shorten(uri, 300)),
+                Some(json!({ "uri": shorten(uri, 300) })),
             )
         };
-        let Some((id, path)) = parse_uri(uri) else {
+        let Some((id, path)) = parse_skill_uri(uri) else {
             return Err(unknown(
                 "not a skill:// URI of the form skill://<domain>/<name>/<path>".into(),
             ));
         };
-        let skill = match self.state.visible_record(caller, id.clone()).await {
+        let skill = match self
+            .state
+            .directory()
+            .visible_record(caller, id.clone())
+            .await
+        {
             Ok(skill) => skill,
             Err(ApiError::NotFound(_)) => return Err(unknown(format!("no skill {id}"))),
             Err(other) => return Err(internal(&other)),
         };
         let entry = entry(&skill).map_err(|why| unknown(why.reason()))?;
         Ok((skill, entry, path))
+    }
+
+    /// Returns the public URL of the page of the skill `domain/name`, as a search hit gives
+    /// them (an unparsable pair keeps its text as it is).
+    fn page_url(&self, domain: &str, name: &str) -> String {
+        let urls = self.state.directory().urls();
+        match (
+            domain.parse::<formats::Domain>(),
+            name.parse::<formats::Slug>(),
+        ) {
+            (Ok(domain), Ok(name)) => urls.url(&skill_page_path(&domain, &name)),
+            _ => urls.url(&format!("/skill/{domain}/{name}")),
+        }
     }
 
     async fn search(&self, caller: Caller, arguments: JsonObject) -> CallToolResult {
@@ -425,7 +296,12 @@ impl Directory {
                 return CallToolResult::error(vec![ContentBlock::text(error.public_message())]);
             }
         };
-        let results = match search::run(&self.state, request).await {
+        let results = match self
+            .state
+            .directory()
+            .ask(move |directory| directory.search(&request))
+            .await
+        {
             Ok(results) => results,
             Err(error) => {
                 return CallToolResult::error(vec![ContentBlock::text(error.public_message())]);
@@ -449,7 +325,7 @@ impl Directory {
                     .contains(&format.as_str())
                     .then(|| skill_uri(&domain, &name));
                 hit["uri"] = json!(skill);
-                hit["page"] = json!(self.state.url(&format!("/skill/{domain}/{name}")));
+                hit["page"] = json!(self.page_url(&domain, &name));
             }
         }
         CallToolResult::structured(body)
@@ -495,7 +371,7 @@ fn search_params(arguments: JsonObject) -> Result<Params, String> {
             (other, _) => {
                 return Err(format!(
                     "unknown argument {:?}; search_skills takes query, limit, offset, {}",
-                    web::shorten(other, 100),
+                    shorten(other, 100),
                     SEARCH_FILTERS.join(", ")
                 ));
             }
@@ -551,7 +427,7 @@ fn search_tool() -> Tool {
     .with_annotations(ToolAnnotations::new().read_only(true))
 }
 
-impl ServerHandler for Directory {
+impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_resources()
@@ -601,7 +477,7 @@ impl ServerHandler for Directory {
         if path != SKILL_MD {
             return Err(ErrorData::invalid_params(
                 "a skill is named by the URI of its SKILL.md",
-                Some(json!({ "uri": web::shorten(&request.uri, 300) })),
+                Some(json!({ "uri": shorten(&request.uri, 300) })),
             ));
         }
         Ok(GetSkillResult::new(entry)
@@ -654,7 +530,8 @@ impl ServerHandler for Directory {
         let read_path = path.clone();
         let read = self
             .state
-            .blocking(move |state| Ok(files::read(state, &skill, &read_path)))
+            .directory()
+            .ask(move |directory| Ok(directory.file(&skill, &read_path)))
             .await
             .map_err(|error| internal(&error))?;
         let file = match read {
@@ -662,7 +539,7 @@ impl ServerHandler for Directory {
             Err(FileError::InvalidPath(message) | FileError::NotFound(message)) => {
                 return Err(ErrorData::invalid_params(
                     message,
-                    Some(json!({ "uri": web::shorten(&uri, 300) })),
+                    Some(json!({ "uri": shorten(&uri, 300) })),
                 ));
             }
             Err(FileError::Unavailable(message)) => {
@@ -711,7 +588,7 @@ impl ServerHandler for Directory {
             return Err(ErrorData::invalid_params(
                 format!(
                     "no tool {:?}; this server has {SEARCH_TOOL}",
-                    web::shorten(&request.name, 100)
+                    shorten(&request.name, 100)
                 ),
                 None,
             ));
@@ -725,9 +602,12 @@ impl ServerHandler for Directory {
 #[cfg(test)]
 mod tests {
     use formats::skill::FileEntry;
-    use formats::{Access, Digest};
+    use formats::{Access, Digest, Format};
 
     use super::*;
+    use crate::directory::{
+        MAX_SERVED_BYTES as MAX_SKILL_BYTES, MAX_SERVED_FILES as MAX_SKILL_FILES,
+    };
     use crate::testing;
 
     /// An agent skill whose frontmatter and files make it servable.
@@ -813,35 +693,5 @@ mod tests {
         assert_eq!(entry(&heavy), Err(Unservable::TooLarge));
         heavy.files[1].size = Some(MAX_SKILL_BYTES - 120);
         assert!(entry(&heavy).is_ok(), "16 MiB in all is allowed");
-    }
-
-    #[test]
-    fn uris_name_a_file_of_a_skill() {
-        let uri = skill_uri("example.com:8080", "pdf-tools");
-        assert_eq!(uri, "skill://example.com:8080/pdf-tools/SKILL.md");
-        let (id, path) = parse_uri(&uri).unwrap();
-        assert_eq!(id.to_string(), "example.com:8080/pdf-tools");
-        assert_eq!(path, "SKILL.md");
-
-        let root = root_of("example.com", "pdf-tools");
-        let spaced = file_uri(&root, "docs/weird name#1.md");
-        assert_eq!(
-            spaced,
-            "skill://example.com/pdf-tools/docs/weird%20name%231.md"
-        );
-        assert_eq!(parse_uri(&spaced).unwrap().1, "docs/weird name#1.md");
-
-        for bad in [
-            "file:///etc/passwd",
-            "skill://example.com/pdf-tools",
-            "skill://example.com/pdf-tools/../secret/SKILL.md",
-            "skill://example.com/pdf-tools/a/%2e%2e/SKILL.md",
-            "skill://example.com/pdf-tools/a%2F..%2F..%2Fb",
-            "skill://example.com/pdf-tools//SKILL.md",
-            "skill://not a domain/pdf-tools/SKILL.md",
-            "skill://example.com/pdf-tools/%ff",
-        ] {
-            assert!(parse_uri(bad).is_none(), "{bad}");
-        }
     }
 }

@@ -1,19 +1,18 @@
-//! What every handler shares: the index reader, the crawl store (read only), the blob store,
-//! the tokens, the crawl progress, the metrics and the configuration.
+//! What every handler shares: the read model (over the index, the crawl store and the blob
+//! store), the tokens, the metrics, the configuration and the work limit.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use formats::{Access, Domain, Skill, SkillId, Slug};
-use indexer::{Caller, ListPage, ListRequest, SearchIndex};
+use indexer::SearchIndex;
+use store::Store;
 use store::blobs::Blobs;
-use store::{Backend, BlobStore, Store};
 use url::Url;
 
 use crate::access::Policy;
 use crate::auth::Tokens;
-use crate::error::ApiError;
-use crate::export::well_known::PackCache;
+use crate::directory::Directory;
+use crate::directory::urls::Urls;
 use crate::metrics::Metrics;
 use crate::progress::CrawlProgress;
 
@@ -73,16 +72,10 @@ pub struct AppState {
 }
 
 struct Shared {
-    index: SearchIndex,
-    store: Arc<Store>,
-    blobs: Blobs,
+    directory: Directory,
     tokens: Tokens,
-    progress: CrawlProgress,
     metrics: Metrics,
     config: ServeConfig,
-    policy: Policy,
-    /// Legacy skills' archives as the mirror and exports pack them.
-    packs: PackCache,
     /// One permit per request being served (see [`ServeConfig::max_in_flight`]).
     work: Arc<tokio::sync::Semaphore>,
 }
@@ -90,7 +83,7 @@ struct Shared {
 impl std::fmt::Debug for AppState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AppState")
-            .field("index", &self.inner.index)
+            .field("directory", &self.inner.directory)
             .field("config", &self.inner.config)
             .finish_non_exhaustive()
     }
@@ -107,18 +100,21 @@ impl AppState {
         config: ServeConfig,
     ) -> AppState {
         let work = Arc::new(tokio::sync::Semaphore::new(config.max_in_flight.max(1)));
+        let directory = Directory::new(
+            index,
+            store,
+            blobs,
+            Policy::default(),
+            CrawlProgress::default(),
+            Urls::new(&config.public_url),
+        );
         AppState {
             inner: Arc::new(Shared {
                 work,
-                index,
-                store,
-                blobs,
+                directory,
                 tokens,
-                progress: CrawlProgress::default(),
                 metrics: Metrics::default(),
                 config,
-                policy: Policy::default(),
-                packs: PackCache::default(),
             }),
         }
     }
@@ -139,7 +135,7 @@ impl AppState {
     #[cfg(test)]
     pub(crate) fn with_policy(self, policy: Policy) -> AppState {
         let mut shared = Arc::into_inner(self.inner).expect("the state is not shared yet");
-        shared.policy = policy;
+        shared.directory = shared.directory.with_policy(policy);
         AppState {
             inner: Arc::new(shared),
         }
@@ -148,28 +144,12 @@ impl AppState {
     /// Returns the crawl progress that `/v1/domains` and `/metrics` show; a background crawl
     /// reports to it.
     pub fn progress(&self) -> &CrawlProgress {
-        &self.inner.progress
+        self.inner.directory.progress()
     }
 
-    pub(crate) fn index(&self) -> &SearchIndex {
-        &self.inner.index
-    }
-
-    /// Returns the crawl store's backend: blocking, so only for code inside
-    /// [`AppState::blocking`].
-    pub(crate) fn store(&self) -> &dyn Backend {
-        self.inner.store.blocking()
-    }
-
-    /// Returns the blob store's backend: blocking, so only for code inside
-    /// [`AppState::blocking`].
-    pub(crate) fn blobs(&self) -> &dyn BlobStore {
-        self.inner.blobs.blocking()
-    }
-
-    /// Returns the archives packed for legacy skills (see [`PackCache`]).
-    pub(crate) fn packs(&self) -> &PackCache {
-        &self.inner.packs
+    /// Returns the read model, which every front end asks.
+    pub(crate) fn directory(&self) -> &Directory {
+        &self.inner.directory
     }
 
     pub(crate) fn tokens(&self) -> &Tokens {
@@ -183,73 +163,28 @@ impl AppState {
     pub(crate) fn config(&self) -> &ServeConfig {
         &self.inner.config
     }
+}
 
-    /// Returns the public URL of `path` (which starts with `/`) on this server.
-    pub(crate) fn url(&self, path: &str) -> String {
-        let base = self.inner.config.public_url.as_str().trim_end_matches('/');
-        format!("{base}{path}")
-    }
+/// The work permit of a request (`router::shed_load`), for a handler whose response body is
+/// streamed: the stream keeps a clone, so the work counts against the limit until the body is
+/// sent (or [`MAX_STREAM_HOLD`] has passed), not only until the handler returns.
+#[derive(Debug, Clone)]
+pub(crate) struct WorkPermit(
+    pub(crate) Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>,
+);
 
-    /// Runs `work` on the blocking pool (index and store reads block) and returns its result.
-    pub(crate) async fn blocking<T, F>(&self, work: F) -> Result<T, ApiError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&AppState) -> Result<T, ApiError> + Send + 'static,
-    {
-        let state = self.clone();
-        tokio::task::spawn_blocking(move || work(&state))
-            .await
-            .map_err(|error| ApiError::Internal(format!("a blocking task failed: {error}")))?
-    }
-
-    /// Returns true when `caller` may see a record whose access level is `access`: the one
-    /// access policy (see [`crate::access`]), which every endpoint asks.
-    pub(crate) fn may_see(&self, caller: Caller, access: Access) -> bool {
-        self.inner.policy.allows(caller, access)
-    }
-
-    /// Returns the record `id` when `caller` may see it; a record the caller may not see is
-    /// as absent as a missing one.
-    ///
-    /// The record is read from the crawl store, the source the index is derived from: one
-    /// point read, with the `last_seen` of the latest crawl (a crawl that sees a record
-    /// unchanged advances it there without logging a change, DESIGN.md §2).
-    pub(crate) async fn visible_record(
-        &self,
-        caller: Caller,
-        id: SkillId,
-    ) -> Result<Skill, ApiError> {
-        let key = id.to_string();
-        let found = self
-            .blocking(move |state| {
-                let stored = state.store().record(&key)?;
-                Ok(stored
-                    .filter(|stored| !stored.is_tombstone())
-                    .map(|stored| stored.skill))
-            })
-            .await?;
-        found
-            .filter(|skill| self.may_see(caller, skill.access))
-            .ok_or_else(|| ApiError::NotFound(format!("no skill {id}")))
-    }
-
-    /// Returns a page of records in id order, keeping those the access policy lets the
-    /// request's caller see (blocking).
-    pub(crate) fn visible_list(&self, request: &ListRequest) -> Result<ListPage, ApiError> {
-        let mut page = self.index().list(request)?;
-        page.records
-            .retain(|skill| self.may_see(request.caller, skill.access));
-        Ok(page)
+impl WorkPermit {
+    /// Gives the permit back now, whoever still holds a clone.
+    pub(crate) fn release(&self) {
+        let permit = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        drop(permit);
     }
 }
 
-/// Returns the record id named by a domain and a name taken from a URL path.
-pub(crate) fn parse_id(domain: &str, name: &str) -> Result<SkillId, ApiError> {
-    let domain: Domain = domain
-        .parse()
-        .map_err(|_| ApiError::InvalidPath(format!("invalid domain {domain:?}")))?;
-    let slug: Slug = name
-        .parse()
-        .map_err(|_| ApiError::InvalidPath(format!("invalid skill name {name:?}")))?;
-    Ok(SkillId::new(domain, slug))
-}
+/// How long a streamed body (an export, the well-known index) counts against the work limit
+/// after its handler answered.
+pub(crate) const MAX_STREAM_HOLD: Duration = Duration::from_secs(30);

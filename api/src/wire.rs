@@ -9,6 +9,7 @@
 //! serialisation, whose snake_case names are documented contracts of their types.
 
 use formats::diagnostic::{Code, Severity};
+use formats::health::{Check, ClientReport, Health, Refusal};
 use formats::skill::{Artifact, DigestStatus, FileEntry};
 use formats::{Access, Diagnostic, Digest, Domain, Format, Skill, SkillId, Slug, Verdict};
 use indexer::{FacetCounts, Facets, SearchHit, SearchResults};
@@ -19,8 +20,14 @@ use store::{CachingHeaders, CrawlErrorEntry, Outcome, Totals};
 use time::OffsetDateTime;
 use url::Url;
 
+use crate::markup;
 use crate::progress::CrawlView;
-use crate::web::html;
+
+/// Returns a time as RFC 3339 text, as every JSON body and page writes times.
+pub(crate) fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
 
 /// The `GET /v1/search` body (DESIGN.md §6); `skillscout search --json` prints it too.
 #[derive(Debug, Clone, Serialize)]
@@ -65,7 +72,7 @@ pub(crate) struct HitView {
 impl From<SearchHit> for HitView {
     fn from(hit: SearchHit) -> HitView {
         HitView {
-            snippet: html::marked(&hit.snippet),
+            snippet: markup::marked(&hit.snippet),
             id: hit.id,
             domain: hit.domain,
             name: hit.name,
@@ -320,6 +327,95 @@ pub(crate) struct DomainDetail {
     pub(crate) caching: Option<CachingHeaders>,
     /// True while a background crawl runs (this domain may be in it).
     pub(crate) crawling: bool,
+    /// The publisher health report.
+    pub(crate) health: HealthView,
+}
+
+/// The publisher health report, `{score, checks, clients}`: in `GET /v1/domains/{domain}` and,
+/// per origin, in `skillscout validate --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct HealthView {
+    score: u32,
+    checks: Vec<CheckView>,
+    clients: Vec<ClientView>,
+}
+
+impl From<&Health> for HealthView {
+    fn from(health: &Health) -> HealthView {
+        HealthView {
+            score: health.score,
+            checks: health.checks.iter().map(CheckView::from).collect(),
+            clients: health.clients.iter().map(ClientView::from).collect(),
+        }
+    }
+}
+
+/// One check of a health report.
+#[derive(Debug, Clone, Serialize)]
+struct CheckView {
+    id: &'static str,
+    name: &'static str,
+    weight: u32,
+    /// `pass`, `warn`, `fail`, `not_checked` or `not_applicable`.
+    status: &'static str,
+    detail: String,
+    items: Vec<String>,
+    fix: Option<String>,
+}
+
+impl From<&Check> for CheckView {
+    fn from(check: &Check) -> CheckView {
+        CheckView {
+            id: check.id,
+            name: check.name,
+            weight: check.weight,
+            status: check.status.as_str(),
+            detail: check.detail.clone(),
+            items: check.items.clone(),
+            fix: check.fix.clone(),
+        }
+    }
+}
+
+/// What one agent client makes of the origin.
+#[derive(Debug, Clone, Serialize)]
+struct ClientView {
+    client: &'static str,
+    name: &'static str,
+    /// `all`, `some`, `none` or `not_applicable`.
+    verdict: &'static str,
+    summary: String,
+    refused: Vec<RefusalView>,
+}
+
+impl From<&ClientReport> for ClientView {
+    fn from(report: &ClientReport) -> ClientView {
+        ClientView {
+            client: report.client,
+            name: report.name,
+            verdict: report.verdict.as_str(),
+            summary: report.summary.clone(),
+            refused: report.refused.iter().map(RefusalView::from).collect(),
+        }
+    }
+}
+
+/// One entry a client refuses.
+#[derive(Debug, Clone, Serialize)]
+struct RefusalView {
+    entry: String,
+    reason: String,
+    fix: String,
+}
+
+impl From<&Refusal> for RefusalView {
+    fn from(refusal: &Refusal) -> RefusalView {
+        RefusalView {
+            entry: refusal.entry.clone(),
+            reason: refusal.reason.clone(),
+            fix: refusal.fix.clone(),
+        }
+    }
 }
 
 /// The sums of a finished crawl, as `/v1/domains` shows the last one (the crawl report's

@@ -262,7 +262,8 @@ fn the_index_agrees_with_the_policy() {
             ("charlie", Access::Restricted),
         ] {
             let found = state
-                .index()
+                .directory()
+                .index_for_tests()
                 .get(&format!("a.test/{name}"), caller)
                 .unwrap();
             assert_eq!(
@@ -288,7 +289,8 @@ async fn a_record_seen_again_unchanged_shows_its_new_last_seen() {
     let later = OffsetDateTime::now_utc();
     let domain = "a.test".parse().unwrap();
     let seen_again: Vec<Skill> = state
-        .store()
+        .directory()
+        .store_for_tests()
         .records_of(&domain)
         .unwrap()
         .into_iter()
@@ -297,13 +299,22 @@ async fn a_record_seen_again_unchanged_shows_its_new_last_seen() {
             ..stored.skill
         })
         .collect();
-    let last_seq = state.store().last_seq().unwrap();
-    let status = state.store().domain(&domain).unwrap().unwrap();
+    let last_seq = state.directory().store_for_tests().last_seq().unwrap();
+    let status = state
+        .directory()
+        .store_for_tests()
+        .domain(&domain)
+        .unwrap()
+        .unwrap();
     state
-        .store()
+        .directory()
+        .store_for_tests()
         .apply_domain(&status, seen_again, later)
         .unwrap();
-    assert_eq!(state.store().last_seq().unwrap(), last_seq);
+    assert_eq!(
+        state.directory().store_for_tests().last_seq().unwrap(),
+        last_seq
+    );
 
     let (_, after) = send(&state, "GET", "/v1/skills/a.test/alpha", "").await;
     let after: serde_json::Value = serde_json::from_str(&after).unwrap();

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
-use super::well_known::append;
-use crate::files::check_path;
+use crate::directory::files::check_path;
+use crate::directory::well_known::append;
 
 /// A place files are written to, each once, by a path relative to the export's root.
 pub(crate) trait Sink {

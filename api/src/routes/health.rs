@@ -5,7 +5,6 @@ use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
-use indexer::Caller;
 use serde_json::{Value, json};
 
 use crate::error::ApiError;
@@ -20,8 +19,8 @@ const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 /// metadata file in the page cache, and under overload the pool is busy with the searches
 /// that are still admitted, so health answered from there waited behind them (p50 0.2 s at
 /// 1,000 connections, docs/BENCHMARKS.md).
-pub(super) async fn healthz(State(state): State<AppState>) -> Result<Response, ApiError> {
-    let seq = state.index().committed_seq()?;
+pub(crate) async fn healthz(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let seq = state.directory().index_seq()?;
     let mut body: Value = json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
@@ -37,14 +36,15 @@ pub(super) async fn healthz(State(state): State<AppState>) -> Result<Response, A
 }
 
 /// `GET /metrics`: Prometheus text.
-pub(super) async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
+pub(crate) async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
     let gauges = state
-        .blocking(|state| {
-            let (crawl, crawl_running) = state.progress().counters();
+        .directory()
+        .ask(|directory| {
+            let (crawl, crawl_running) = directory.progress().counters();
             Ok(Gauges {
-                public_records: state.index().count(Caller::Anonymous)?,
-                index_seq: state.index().committed_seq()?,
-                store_seq: state.progress().store_seq(),
+                public_records: directory.public_records()?,
+                index_seq: directory.index_seq()?,
+                store_seq: directory.progress().store_seq(),
                 crawl,
                 crawl_running,
             })

@@ -1,4 +1,5 @@
-//! The directory in the skill-sharing protocol (`specs/skill-sharing-discovery.md`):
+//! The directory in the skill-sharing protocol (`specs/skill-sharing-discovery.md`), its
+//! entries and descriptors made by the read model (`directory::sharing`):
 //!
 //! - `GET /.well-known/skill-sharing[?type=]`: this directory's own Skill Index, listing the
 //!   skills of every domain (§5.2), filtered by capability type (§5.6) and by access (§5.5:
@@ -7,16 +8,6 @@
 //!   at a time;
 //! - `GET /v1/skills/{domain}/{name}/descriptor`: the Skill Descriptor each entry's
 //!   `descriptor_url` points at.
-//!
-//! Ids: an entry's `id` is `{name}@{domain}` (e.g. `pdf-merge@pdfworks.test`). Record ids
-//! (`{domain}/{name}`) hold a `/`, which skill-sharing clients, skillscout's own crawler among
-//! them, refuse in an id that they use as a path segment; `@` never occurs in a domain, so the
-//! id is unique across domains and splits back at its last `@`.
-//!
-//! Capability types: agent-skills records (`skill` in this directory's records) are published
-//! as `knowledge`, the skill-sharing type for instructions an agent reads, so that the index
-//! holds only the protocol's four types; `?type=knowledge` therefore lists them too. A skill
-//! without a version is published as `0.0.0`, since the protocol requires one.
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -24,39 +15,19 @@ use axum::http::HeaderValue;
 use axum::http::header::{CONTENT_TYPE, ETAG};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use formats::{Access, Domain, Format, Skill, SkillId, Slug};
 use futures_util::StreamExt;
-use indexer::{Caller, Filters, ListRequest, Listed, MAX_LIMIT};
+use indexer::{Caller, MAX_LIMIT};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::auth::Auth;
 use crate::caching::etag_of;
 use crate::cursor;
+use crate::directory::sharing::{IndexEntry, MAX_INDEX_SKILLS, PROTOCOL_VERSION, type_filter};
+use crate::directory::urls::parse_id;
 use crate::error::ApiError;
 use crate::extract::{ApiPath, Params};
-use crate::routes::WorkPermit;
-use crate::state::{AppState, parse_id};
-
-/// The protocol version this directory publishes.
-pub(crate) const PROTOCOL_VERSION: &str = "1.0.0";
-/// The most skills the well-known index lists (the most a skill-sharing crawler such as
-/// skillscout reads from one index); `/skills` pages through all of them.
-pub(crate) const MAX_INDEX_SKILLS: usize = 10_000;
-/// The version published for a skill that has none.
-pub(crate) const UNVERSIONED: &str = "0.0.0";
-
-/// One Skill Index entry (§5.2).
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct IndexEntry {
-    pub(crate) id: String,
-    pub(crate) name: String,
-    pub(crate) capability_type: String,
-    pub(crate) description: String,
-    pub(crate) descriptor_url: String,
-    pub(crate) access: Access,
-    pub(crate) version: String,
-}
+use crate::state::{AppState, WorkPermit};
 
 /// The `/skills` body.
 #[derive(Debug, Serialize)]
@@ -65,106 +36,11 @@ pub(crate) struct RegistryPage {
     next_cursor: Option<String>,
 }
 
-/// Returns the skill-sharing id of a record: `{name}@{domain}`.
-pub(crate) fn sharing_id(domain: &Domain, name: &Slug) -> String {
-    format!("{name}@{domain}")
-}
-
-/// Returns the record id of a skill-sharing id, when it is one.
-pub(crate) fn parse_sharing_id(id: &str) -> Option<SkillId> {
-    let (name, domain) = id.rsplit_once('@')?;
-    parse_id(domain, name).ok()
-}
-
-/// Returns the capability type a record of `format` is published with.
-pub(crate) fn published_type(format: Format, capability_type: &str) -> &str {
-    if format != Format::SkillSharing {
-        "knowledge"
-    } else {
-        capability_type
-    }
-}
-
-/// Returns the URL path of a record below `/v1/skills/`.
-pub(crate) fn record_path(domain: &Domain, name: &Slug) -> String {
-    format!(
-        "/v1/skills/{}/{}",
-        crate::web::encode_segment(domain.as_str()),
-        crate::web::encode_segment(name.as_str())
-    )
-}
-
-/// Returns the index entry of a listed record (its description cut at
-/// [`indexer::MAX_LISTED_CHARS`]; the descriptor has the whole).
-fn entry(state: &AppState, listed: &Listed) -> IndexEntry {
-    IndexEntry {
-        id: sharing_id(&listed.domain, &listed.name),
-        name: listed.title.clone(),
-        capability_type: published_type(listed.format, &listed.capability_type).to_owned(),
-        description: listed.description.clone(),
-        descriptor_url: state.url(&format!(
-            "{}/descriptor",
-            record_path(&listed.domain, &listed.name)
-        )),
-        access: listed.access,
-        version: listed
-            .version
-            .clone()
-            .unwrap_or_else(|| UNVERSIONED.to_owned()),
-    }
-}
-
-/// Turns `?type=` values into index filter values; `None` when no record can match.
-fn type_filter(values: Vec<String>) -> Option<Vec<String>> {
-    if values.is_empty() {
-        return Some(Vec::new());
-    }
-    let mut filter = Vec::new();
-    for value in values {
-        match value.to_lowercase().as_str() {
-            // Never published: agent-skills records are `knowledge` here.
-            "skill" => {}
-            "knowledge" => filter.extend(["knowledge".to_owned(), "skill".to_owned()]),
-            other => filter.push(other.to_owned()),
-        }
-    }
-    (!filter.is_empty()).then_some(filter)
-}
-
-/// Lists up to `max` records `caller` may see, of the capability types in `filter`, in id
-/// order, after `after` (blocking). Returns the entries and whether more remain.
-fn list_entries(
-    state: &AppState,
-    caller: Caller,
-    filter: Vec<String>,
-    mut after: Option<String>,
-    max: usize,
-) -> Result<(Vec<IndexEntry>, Option<String>), ApiError> {
-    let mut entries = Vec::new();
-    loop {
-        let request = ListRequest {
-            caller,
-            filters: Filters {
-                capability_type: filter.clone(),
-                ..Filters::default()
-            },
-            after: after.clone(),
-            limit: (max - entries.len()).min(MAX_LIMIT),
-        };
-        let page = state.visible_list(&request)?;
-        entries.extend(page.records.iter().map(|skill| entry(state, skill)));
-        after = page.next_cursor;
-        if after.is_none() || entries.len() >= max {
-            return Ok((entries, after));
-        }
-    }
-}
-
 /// `GET /.well-known/skill-sharing[?type=]`: streamed a page of entries at a time, so that an
 /// index of [`MAX_INDEX_SKILLS`] skills costs the server one page of memory, and counted
 /// against the work limit until it is sent. Its entity tag names what the body is made of
 /// (the index snapshot, the filter, the caller), so it is known before the body is written.
-pub(super) async fn index(
+pub(crate) async fn index(
     State(state): State<AppState>,
     Auth(caller): Auth,
     permit: Option<Extension<WorkPermit>>,
@@ -174,16 +50,16 @@ pub(super) async fn index(
     let head = format!(
         r#"{{"protocol":{},"provider":{},"skills":["#,
         json!({ "version": PROTOCOL_VERSION }),
-        json!({ "name": state.config().name, "url": state.url("/") }),
+        json!({ "name": state.config().name, "url": state.directory().urls().url("/") }),
     );
     // Everything the body is made of: the index snapshot, the filter, the caller, and the
     // directory's name and URL (in the provider and every descriptor URL).
     let etag = etag_of(
         format!(
             "skill-sharing\n{}\n{filter:?}\n{caller:?}\n{}\n{}",
-            state.index().snapshot_tag(),
+            state.directory().snapshot_tag(),
             state.config().name,
-            state.url("/"),
+            state.directory().urls().url("/"),
         )
         .as_bytes(),
     );
@@ -240,7 +116,8 @@ impl IndexPages {
         let (caller, after) = (self.caller, self.after.take());
         let page = self
             .state
-            .blocking(move |state| list_entries(state, caller, filter, after, max))
+            .directory()
+            .ask(move |directory| directory.sharing_entries(caller, filter, after, max))
             .await;
         let (entries, more) = match page {
             Ok(page) => page,
@@ -270,7 +147,7 @@ impl IndexPages {
 }
 
 /// `GET /skills[?type=&limit=&cursor=]`: registry discovery.
-pub(super) async fn registry(
+pub(crate) async fn registry(
     State(state): State<AppState>,
     Auth(caller): Auth,
     params: Params,
@@ -288,7 +165,8 @@ pub(super) async fn registry(
         }));
     };
     let (skills, next) = state
-        .blocking(move |state| list_entries(state, caller, filter, after, limit))
+        .directory()
+        .ask(move |directory| directory.sharing_entries(caller, filter, after, limit))
         .await?;
     Ok(Json(RegistryPage {
         skills,
@@ -297,67 +175,18 @@ pub(super) async fn registry(
 }
 
 /// `GET /v1/skills/{domain}/{name}/descriptor`: the Skill Descriptor of a record.
-pub(super) async fn descriptor(
+pub(crate) async fn descriptor(
     State(state): State<AppState>,
     Auth(caller): Auth,
     ApiPath((domain, name)): ApiPath<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_id(&domain, &name)?;
-    let skill = state.visible_record(caller, id).await?;
-    Ok(Json(descriptor_of(&state, &skill)))
-}
-
-/// Returns the descriptor of a record: a skill-sharing record's own descriptor with the
-/// index fields this directory publishes, or one made for an agent skill, whose endpoint is
-/// its SKILL.md here.
-pub(crate) fn descriptor_of(state: &AppState, skill: &Skill) -> Value {
-    let entry = entry(state, &Listed::of(skill));
-    let mut fields = match skill.format {
-        Format::SkillSharing => skill.frontmatter.clone(),
-        Format::AgentSkills | Format::McpSkills => agent_skill_descriptor(state, skill),
-    };
-    fields.insert("protocol".into(), json!({ "version": PROTOCOL_VERSION }));
-    fields.insert("id".into(), json!(entry.id));
-    fields.insert("name".into(), json!(skill.title));
-    fields.insert("version".into(), json!(entry.version));
-    fields.insert("capability_type".into(), json!(entry.capability_type));
-    fields.insert("description".into(), json!(skill.description));
-    fields.insert("access".into(), json!(entry.access));
-    if !skill.tags.is_empty() {
-        fields.insert("tags".into(), json!(skill.tags));
-    }
-    fields
-        .entry("documentation_url")
-        .or_insert_with(|| json!(state.url(&crate::web::skill_page_path(skill))));
-    Value::Object(fields)
-}
-
-fn agent_skill_descriptor(state: &AppState, skill: &Skill) -> Map<String, Value> {
-    let origin = skill.index_url.origin().ascii_serialization();
-    let endpoint = state.url(&format!(
-        "{}/files/SKILL.md",
-        record_path(&skill.domain, &skill.name)
-    ));
-    let mut fields = Map::new();
-    fields.insert(
-        "provider".into(),
-        json!({ "name": skill.domain, "url": origin }),
-    );
-    fields.insert(
-        "endpoint".into(),
-        json!({ "url": endpoint, "method": "GET" }),
-    );
-    fields.insert("inputs".into(), json!([]));
-    fields.insert(
-        "output".into(),
-        json!({ "type": "text/markdown", "description": "the skill's SKILL.md" }),
-    );
-    fields.insert("auth".into(), json!({ "type": "none" }));
-    if let Some(license) = &skill.license {
-        fields.insert("license".into(), json!(license));
-    }
-    fields.insert("source_url".into(), json!(skill.source_url));
-    fields
+    let directory = state.directory();
+    let skill = directory.visible_record(caller, id).await?;
+    Ok(Json(crate::directory::sharing::descriptor_of(
+        directory.urls(),
+        &skill,
+    )))
 }
 
 #[cfg(test)]
@@ -367,7 +196,11 @@ mod tests {
     use store::blobs::Blobs;
     use tower::ServiceExt;
 
+    use formats::Skill;
+
     use super::*;
+    use crate::directory::urls::parse_sharing_id;
+    use crate::state::MAX_STREAM_HOLD;
     use crate::testing;
 
     /// A directory of 250 public skills of `many.test` (three pages of the streamed index);
@@ -478,8 +311,7 @@ mod tests {
         // Let the hold's timer start, then let the hold pass.
         tokio::task::yield_now().await;
         tokio::time::pause();
-        tokio::time::advance(crate::routes::MAX_STREAM_HOLD + std::time::Duration::from_secs(1))
-            .await;
+        tokio::time::advance(MAX_STREAM_HOLD + std::time::Duration::from_secs(1)).await;
         for _ in 0..3 {
             tokio::task::yield_now().await;
         }

@@ -7,15 +7,15 @@
 use axum::extract::State;
 use maud::{Markup, html};
 
-use super::health;
 use super::html::{self, badge};
-use super::publisher::{facts, outcome_name};
-use super::{Page, WebError, domain_page_path, layout, rfc3339};
+use super::publisher::outcome_name;
+use super::{Page, WebError, layout};
 use crate::auth::Auth;
+use crate::directory::urls::domain_page_path;
 use crate::error::ApiError;
 use crate::extract::Params;
-use crate::routes::domains::domain_page;
 use crate::state::AppState;
+use crate::wire::rfc3339;
 
 /// Publishers per page.
 const PAGE: usize = 100;
@@ -63,13 +63,14 @@ pub(crate) async fn domains(
             })?,
     };
     let (list, mut rows) = state
-        .blocking(move |state| {
-            let list = domain_page(state, caller, after.as_deref(), PAGE)?;
+        .directory()
+        .ask(move |directory| {
+            let list = directory.domains(caller, after.as_deref(), PAGE)?;
+            let scores = directory.scores(caller, &list)?;
             let mut rows = Vec::with_capacity(list.domains.len());
-            for summary in &list.domains {
-                let (detail, skills) = facts(state, caller, &summary.domain)?;
+            for (summary, score) in list.domains.iter().zip(scores) {
                 rows.push(Row {
-                    score: health::score(&health::checks(&detail, &skills)),
+                    score,
                     domain: summary.domain.clone(),
                     outcome: summary.outcome,
                     skills: summary.skills,

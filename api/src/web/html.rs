@@ -1,44 +1,15 @@
-//! HTML building blocks: escaping, the page layout, small components.
+//! HTML building blocks: the page layout and small components.
 //!
 //! Pages are maud templates: every value interpolated with `(…)` is escaped by the template
 //! engine, and markup that is already HTML must be wrapped in [`PreEscaped`] on purpose, which
-//! only this module, [`marked`] and the markdown writer (`web::markdown`) do. Outside
-//! templates, [`escape`] is the one escaper (the JSON `snippet` field); it escapes the same
-//! characters as maud plus `'`.
+//! only this module ([`trusted`]) and the markdown writer (`web::markdown`) do. Outside
+//! templates, `markup::escape` is the one escaper.
 
-use std::fmt::Write as _;
-
-use indexer::Snippet;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-/// Escapes text for HTML element content and quoted attribute values.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+use crate::wire::rfc3339;
 
-/// Returns a snippet as HTML: its text escaped, each match in a `<mark>` element.
-pub(crate) fn marked(snippet: &Snippet) -> String {
-    let mut out = String::with_capacity(snippet.text.len() + 16 * snippet.marks.len());
-    for (text, is_match) in snippet.segments() {
-        if is_match {
-            let _ = write!(out, "<mark>{}</mark>", escape(text));
-        } else {
-            out.push_str(&escape(text));
-        }
-    }
-    out
-}
+pub(crate) use crate::markup::marked;
 
 /// What a page shows around its body.
 pub(crate) struct Layout<'a> {
@@ -138,7 +109,7 @@ pub(crate) fn time(at: time::OffsetDateTime) -> Markup {
         at.hour(),
         at.minute()
     );
-    html! { time datetime=(super::rfc3339(at)) { (shown) } }
+    html! { time datetime=(rfc3339(at)) { (shown) } }
 }
 
 /// Returns already-safe HTML (a snippet from [`marked`], rendered markdown) for a template.

@@ -25,8 +25,8 @@ use std::collections::HashSet;
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd, html};
 use url::Url;
 
-use super::encode_path;
-use super::html::escape;
+use crate::directory::urls::encode_path;
+use crate::markup::escape;
 
 /// A base that no real URL has, to resolve a relative URL against a skill's folder and see
 /// whether it stays inside it.

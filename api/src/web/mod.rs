@@ -7,19 +7,18 @@
 //!   diagnostic and its fix, SKILL.md rendered with publisher HTML shown as text
 //!   (`markdown.rs`), files, install snippets.
 //! - `GET /domains` (`domains.rs`): publishers with their score; `GET /domains/{domain}`
-//!   (`publisher.rs`): the publisher's health report (`health.rs`) and which agent clients
-//!   install from it (`clients.rs`).
+//!   (`publisher.rs`): the publisher's health report and which agent clients install from
+//!   it, as the read model answers them (`formats::health` makes the report).
 //! - `GET /assets/…` (`assets.rs`): the style sheet and the script, served by us.
 //!
-//! Pages are maud templates (`html.rs` has the layout). Every page works without script;
+//! Pages are renderings of the read model's answers (`directory`), as maud templates
+//! (`html.rs` has the layout). Every page works without script;
 //! the one script only enhances (live search, copy buttons). Every page is sent with a
 //! `Content-Security-Policy` that allows scripts, styles and images from this server only and
 //! no inline script, so even markup that slipped through escaping could not run.
 
 mod assets;
-mod clients;
 mod domains;
-mod health;
 pub(crate) mod html;
 mod markdown;
 mod publisher;
@@ -38,9 +37,7 @@ use axum::http::header::{
 };
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use formats::{Domain, Skill};
 use maud::{Markup, html};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -189,68 +186,13 @@ pub(crate) fn is_page_path(path: &str) -> bool {
         || path.starts_with("/assets/")
 }
 
-/// Returns `text` cut to `max` characters, with `…` when it was cut.
-pub(crate) fn shorten(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
-}
-
-/// The bytes a path segment keeps percent-encoded: everything but RFC 3986 unreserved
-/// characters, `:` and `@` (which are `pchar`s).
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~')
-    .remove(b':')
-    .remove(b'@');
-
-/// Percent-encodes one URL path segment.
-pub(crate) fn encode_segment(segment: &str) -> String {
-    utf8_percent_encode(segment, SEGMENT).to_string()
-}
-
-/// Percent-encodes a relative path, segment by segment.
-pub(crate) fn encode_path(path: &str) -> String {
-    path.split('/')
-        .map(encode_segment)
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// Returns the path of a record's page.
-pub(crate) fn skill_page_path(skill: &Skill) -> String {
-    format!(
-        "/skill/{}/{}",
-        encode_segment(skill.domain.as_str()),
-        encode_segment(skill.name.as_str())
-    )
-}
-
-/// Returns a time as RFC 3339 text.
-pub(crate) fn rfc3339(time: time::OffsetDateTime) -> String {
-    time.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
-}
-
-/// Returns the path of a publisher's page.
-pub(crate) fn domain_page_path(domain: &Domain) -> String {
-    format!("/domains/{}", encode_segment(domain.as_str()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn escaping() {
-        assert_eq!(encode_segment("a b/c%"), "a%20b%2Fc%25");
-        assert_eq!(encode_segment("localhost:8080"), "localhost:8080");
-        assert_eq!(encode_segment("a-._~:@!é"), "a-._~:@%21%C3%A9");
-        assert_eq!(encode_path("scripts/clean me.py"), "scripts/clean%20me.py");
-        assert_eq!(shorten("héllo", 2), "hé…");
+        assert_eq!(crate::error::shorten("héllo", 2), "hé…");
         let snippet = indexer::Snippet {
             text: "a b <script>x</script> & 'c'".to_owned(),
             marks: vec![2..3, 26..27],
@@ -260,7 +202,7 @@ mod tests {
             "a <mark>b</mark> &lt;script&gt;x&lt;/script&gt; &amp; &#39;<mark>c</mark>&#39;"
         );
         assert_eq!(
-            html::escape("<a href='x'>&"),
+            crate::markup::escape("<a href='x'>&"),
             "&lt;a href=&#39;x&#39;&gt;&amp;"
         );
     }

@@ -1,46 +1,24 @@
 //! `GET /domains/{domain}`: a publisher's health report — the checks with what to do, the
 //! score and its weights, which agent clients install from the origin, the skills (invalid
-//! ones with their reasons), the indexes read and the crawl's errors.
+//! ones with their reasons), the indexes read and the crawl's errors — as the read model
+//! answers it (`Directory::domain`).
 
 use axum::extract::State;
-use formats::{Domain, Format, Skill, Verdict};
-use indexer::Caller;
+use formats::Domain;
+use formats::health::{ClientReport, ClientVerdict, Status};
+use formats::{Skill, Verdict};
 use maud::{Markup, html};
 
-use super::clients::{self, CliReport};
-use super::health::{self, Check, Status};
 use super::html::{self, badge};
 use super::search::verdict_name;
 use super::skill::diagnostics_table;
-use super::{Page, WebError, encode_segment, layout, shorten, skill_page_path};
+use super::{Page, WebError, layout};
 use crate::auth::Auth;
-use crate::error::ApiError;
+use crate::directory::DomainAnswer;
+use crate::directory::urls::{Urls, domain_status_path, mirror_path, skill_page_path};
+use crate::error::{ApiError, shorten};
 use crate::extract::ApiPath;
-use crate::routes::domains::domain_detail;
 use crate::state::AppState;
-use crate::wire::DomainDetail;
-
-/// A publisher's status and the records of it the caller may see (blocking).
-pub(crate) fn facts(
-    state: &AppState,
-    caller: Caller,
-    domain: &Domain,
-) -> Result<(DomainDetail, Vec<Skill>), ApiError> {
-    let detail = domain_detail(state, caller, domain)?;
-    // Read one record at a time, kept without its body, frontmatter and files, which the
-    // report does not read: a domain may hold thousands of large skills.
-    let mut skills = Vec::new();
-    state.store().visit_records_of(domain, &mut |stored| {
-        if stored.removed_at.is_none() && state.may_see(caller, stored.skill.access) {
-            let mut skill = stored.skill;
-            skill.body = String::new();
-            skill.frontmatter = serde_json::Map::new();
-            skill.files = Vec::new();
-            skills.push(skill);
-        }
-    })?;
-    Ok((detail, skills))
-}
 
 /// Returns the name of a crawl outcome, as the API spells it.
 pub(crate) fn outcome_name(outcome: store::Outcome) -> &'static str {
@@ -63,40 +41,50 @@ pub(crate) async fn domain(
     let domain: Domain = domain
         .parse()
         .map_err(|_| ApiError::NotFound(format!("no domain {}", shorten(&domain, 100))))?;
-    let (detail, skills) = state
-        .blocking(move |state| facts(state, caller, &domain))
+    let directory = state.directory();
+    let answer = directory
+        .ask(move |directory| directory.domain(caller, &domain))
         .await?;
-    let checks = health::checks(&detail, &skills);
-    let cli = clients::skills_cli(&detail, &skills);
-    let body = report(&state, &detail, &skills, &checks, &cli);
+    let body = report(directory.urls(), &answer);
     Ok(Page::ok(html::page(
-        &layout(&state, detail.domain.as_str(), "domains"),
+        &layout(&state, answer.detail.domain.as_str(), "domains"),
         body,
     )))
 }
 
-fn report(
-    state: &AppState,
-    detail: &DomainDetail,
-    skills: &[Skill],
-    checks: &[Check],
-    cli: &CliReport,
-) -> Markup {
-    let score = health::score(checks);
+/// Returns the badge class and text of a client's verdict.
+fn client_badge(verdict: ClientVerdict) -> (&'static str, &'static str) {
+    match verdict {
+        ClientVerdict::All => ("pass", "installs"),
+        ClientVerdict::Some => ("warn", "installs some"),
+        ClientVerdict::None => ("fail", "refuses"),
+        ClientVerdict::NotApplicable => ("not-checked", "n/a"),
+    }
+}
+
+/// Returns the badge class of a check's status.
+fn status_class(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "pass",
+        Status::Warn => "warn",
+        Status::Fail => "fail",
+        Status::NotChecked => "not-checked",
+        Status::NotApplicable => "n/a",
+    }
+}
+
+fn report(urls: &Urls, answer: &DomainAnswer) -> Markup {
+    let (detail, skills, health) = (&answer.detail, &answer.skills, &answer.health);
+    let checks = &health.checks;
+    let score = health.score;
     let domain = detail.domain.as_str();
     let search = format!(
         "/?domain={}&verdict=any",
         url::form_urlencoded::byte_serialize(domain.as_bytes()).collect::<String>()
     );
     let outcome = outcome_name(detail.outcome);
-    let mirrored = skills
-        .iter()
-        .filter(|skill| {
-            skill.format == Format::AgentSkills
-                && matches!(skill.verdict(), Verdict::Valid | Verdict::Lenient)
-        })
-        .count();
-    let mirror = state.url(&format!("/mirror/{}", encode_segment(domain)));
+    let mirrored = answer.mirrored;
+    let mirror = urls.url(&mirror_path(&detail.domain));
     let invalid: Vec<&Skill> = skills
         .iter()
         .filter(|skill| skill.verdict() == Verdict::Invalid)
@@ -112,7 +100,7 @@ fn report(
             p.muted {
                 (detail.skills) " skills · "
                 a href=(search) { "search them" } " · "
-                a href={ "/v1/domains/" (encode_segment(domain)) } { "JSON status" }
+                a href=(domain_status_path(&detail.domain)) { "JSON status" }
             }
         }
         section aria-labelledby="checks" {
@@ -124,7 +112,7 @@ fn report(
                         @for check in checks {
                             tr {
                                 th scope="row" { (html::prose(check.name)) }
-                                td data-label="Result" { (badge(check.status.name(), status_text(check.status))) }
+                                td data-label="Result" { (badge(status_class(check.status), status_text(check.status))) }
                                 td data-label="Found" {
                                     (html::prose(&check.detail))
                                     @if !check.items.is_empty() {
@@ -149,10 +137,12 @@ fn report(
                 table.stack {
                     thead { tr { th scope="col" { "Client" } th scope="col" { "Result" } th scope="col" { "Why" } } }
                     tbody {
-                        tr {
-                            th scope="row" { "vercel " code { "skills" } " CLI 1.7" br; code { "npx skills add " (detail.origin) } }
-                            td data-label="Result" { @let (class, text) = cli.verdict.badge(); (badge(class, text)) }
-                            td data-label="Why" { (html::prose(&cli.summary)) }
+                        @for client in &health.clients {
+                            tr {
+                                th scope="row" { (client_name(client)) br; code { "npx skills add " (detail.origin) } }
+                                td data-label="Result" { @let (class, text) = client_badge(client.verdict); (badge(class, text)) }
+                                td data-label="Why" { (html::prose(&client.summary)) }
+                            }
                         }
                         @if mirrored > 0 {
                             tr {
@@ -167,13 +157,16 @@ fn report(
                     }
                 }
             }
-            @if !cli.refused.is_empty() {
+            @for client in health.clients.iter().filter(|client| !client.refused.is_empty()) {
                 div.table-wrap {
                     table.stack {
-                        caption { "Entries the skills CLI refuses, and the fix" }
+                        caption {
+                            @if client.client == formats::health::clients::SKILLS_CLI { "Entries the skills CLI refuses, and the fix" }
+                            @else { "Entries the " (client.name) " refuses, and the fix" }
+                        }
                         thead { tr { th scope="col" { "Entry" } th scope="col" { "Why" } th scope="col" { "Fix" } } }
                         tbody {
-                            @for refusal in &cli.refused {
+                            @for refusal in &client.refused {
                                 tr { td data-label="Entry" { code { (refusal.entry) } } td data-label="Why" { (html::prose(&refusal.reason)) } td data-label="Fix" { (html::prose(&refusal.fix)) } }
                             }
                         }
@@ -192,7 +185,7 @@ fn report(
                             @for skill in skills {
                                 @let verdict = verdict_name(skill.verdict());
                                 tr {
-                                    td { a href=(skill_page_path(skill)) { (skill.title) } div.id { (skill.name.as_str()) } }
+                                    td { a href=(skill_page_path(&skill.domain, &skill.name)) { (skill.title) } div.id { (skill.name.as_str()) } }
                                     td data-label="Verdict" { (badge(verdict, verdict)) " " (badge(skill.access.as_str(), skill.access.as_str())) }
                                     td { (shorten(&skill.description, 160)) }
                                 }
@@ -206,7 +199,7 @@ fn report(
             section aria-labelledby="invalid" {
                 h2 #invalid { "Invalid skills and why" }
                 @for skill in &invalid {
-                    h3 { a href=(skill_page_path(skill)) { (skill.title) } " " span.id { (skill.name.as_str()) } }
+                    h3 { a href=(skill_page_path(&skill.domain, &skill.name)) { (skill.title) } " " span.id { (skill.name.as_str()) } }
                     @let errors: Vec<formats::Diagnostic> = skill.judgement().reasons.into_iter().cloned().collect();
                     @if errors.is_empty() {
                         p { "The artifact was " (super::skill::digest_status_name(skill.digest_status)) "." }
@@ -251,6 +244,14 @@ fn report(
                 }
             }
         }
+    }
+}
+
+/// Returns how a client is named in the table: the vercel `skills` CLI with its name in code.
+fn client_name(client: &ClientReport) -> Markup {
+    match client.client {
+        formats::health::clients::SKILLS_CLI => html! { "vercel " code { "skills" } " CLI 1.7" },
+        _ => html! { (client.name) },
     }
 }
 

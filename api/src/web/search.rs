@@ -15,11 +15,11 @@ use maud::{Markup, html};
 use url::form_urlencoded;
 
 use super::html::{self, Layout, badge, labelled_badge};
-use super::{Page, WebError, domain_page_path, encode_segment, shorten};
+use super::{Page, WebError};
 use crate::auth::Auth;
-use crate::error::ApiError;
+use crate::directory::urls::{domain_page_path, skill_page_path};
+use crate::error::{ApiError, shorten};
 use crate::extract::Params;
-use crate::routes::search;
 use crate::state::AppState;
 
 /// The filters of the search page, in the order the facets are shown: the parameter, its
@@ -56,24 +56,14 @@ pub(crate) async fn home(
 ) -> Result<Page, WebError> {
     let (Auth(caller), params) = (auth?, params?);
     let request = params.search_request(caller)?;
-    let results = search::run(&state, request.clone()).await?;
-    // The hits do not carry a verdict or a licence: the page's records do (a point read
-    // each, at most one page of them), through the same access check.
-    let ids: Vec<String> = results.hits.iter().map(|hit| hit.id.to_string()).collect();
-    let records = state
-        .blocking(move |state| {
-            let mut records = HashMap::new();
-            for id in ids {
-                if let Some(stored) = state.store().record(&id)?
-                    && !stored.is_tombstone()
-                    && state.may_see(caller, stored.skill.access)
-                {
-                    records.insert(id, stored.skill);
-                }
-            }
-            Ok(records)
-        })
-        .await?;
+    // The hits do not carry a verdict or a licence: the page's records do.
+    let (results, records) = {
+        let request = request.clone();
+        state
+            .directory()
+            .ask(move |directory| directory.search_with_records(&request))
+            .await?
+    };
     let title = if request.query.is_empty() {
         "Agent skills".to_owned()
     } else {
@@ -335,11 +325,7 @@ fn facet(
 }
 
 fn hit_card(hit: &SearchHit, record: Option<&Skill>) -> Markup {
-    let href = format!(
-        "/skill/{}/{}",
-        encode_segment(hit.domain.as_str()),
-        encode_segment(hit.name.as_str())
-    );
+    let href = skill_page_path(&hit.domain, &hit.name);
     let verdict = record.map(Skill::verdict);
     let description = shorten(&hit.description, 240);
     let snippet = hit.snippet.has_marks().then(|| html::marked(&hit.snippet));

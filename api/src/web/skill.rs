@@ -10,15 +10,16 @@ use serde_json::Value;
 
 use super::html::{self, badge, labelled_badge};
 use super::search::verdict_name;
-use super::{
-    Page, WebError, domain_page_path, encode_path, encode_segment, layout, markdown, shorten,
-};
+use super::{Page, WebError, layout, markdown};
 use crate::auth::Auth;
-use crate::error::ApiError;
+use crate::directory::SkillPage;
+use crate::directory::urls::{
+    Urls, descriptor_path, domain_page_path, encode_path, file_path, mirror_path, parse_id,
+    record_path,
+};
+use crate::error::{ApiError, shorten};
 use crate::extract::ApiPath;
-use crate::mcp;
-use crate::routes::sharing::record_path;
-use crate::state::{AppState, parse_id};
+use crate::state::AppState;
 
 /// `GET /skill/{domain}/{name}`: one record.
 pub(crate) async fn skill(
@@ -28,25 +29,13 @@ pub(crate) async fn skill(
 ) -> Result<Page, WebError> {
     let (Auth(caller), ApiPath((domain, name))) = (auth?, path?);
     let id = parse_id(&domain, &name)?;
-    let skill = state.visible_record(caller, id).await?;
-    let held = state
-        .blocking({
-            let files = skill.files.clone();
-            move |state| {
-                Ok(files
-                    .into_iter()
-                    .filter(|file| {
-                        file.sha256
-                            .is_some_and(|digest| state.blobs().contains(&digest))
-                    })
-                    .map(|file| file.path)
-                    .collect::<HashSet<String>>())
-            }
-        })
+    let directory = state.directory();
+    let page = directory
+        .ask(move |directory| directory.skill_page(caller, &id))
         .await?;
-    let body = skill_body(&state, &skill, &held);
+    let body = skill_body(directory.urls(), &page);
     Ok(Page::ok(html::page(
-        &layout(&state, &skill.title, ""),
+        &layout(&state, &page.skill.title, ""),
         body,
     )))
 }
@@ -104,7 +93,8 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-fn skill_body(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup {
+fn skill_body(urls: &Urls, page: &SkillPage) -> Markup {
+    let (skill, held) = (&page.skill, &page.held);
     let record = record_path(&skill.domain, &skill.name);
     let files_path = format!("{record}/files");
     let verdict = skill.verdict();
@@ -129,7 +119,7 @@ fn skill_body(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup
         @if verdict == Verdict::Invalid {
             p.notice.bad { "Agent clients will not install this skill as published: see the diagnostics below." }
         }
-        (install(state, skill, held))
+        (install(urls, page))
         (details_table(skill))
         (verdicts(skill))
         @if skill.format == Format::SkillSharing {
@@ -151,7 +141,8 @@ fn skill_body(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup
     }
 }
 
-fn install(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup {
+fn install(urls: &Urls, page: &SkillPage) -> Markup {
+    let (skill, held) = (&page.skill, &page.held);
     if skill.format == Format::SkillSharing {
         return html! {};
     }
@@ -159,21 +150,14 @@ fn install(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup {
     let well_known = skill.format == Format::AgentSkills;
     let name = skill.name.as_str();
     let origin = install_origin(skill);
-    let mirrored = well_known && matches!(skill.verdict(), Verdict::Valid | Verdict::Lenient);
-    let over_mcp = mcp::entry(skill).ok().map(|entry| entry.uri);
-    let mirror = state.url(&format!(
-        "/mirror/{}",
-        encode_segment(skill.domain.as_str())
-    ));
+    let mirrored = page.mirrored;
+    let over_mcp = page.mcp_uri.clone();
+    let mirror = urls.url(&mirror_path(&skill.domain));
     let folder = format!(".agents/skills/{name}");
     let mut copy = Vec::new();
     for file in &skill.files {
         if held.contains(&file.path) {
-            let url = state.url(&format!(
-                "{}/files/{}",
-                record_path(&skill.domain, &skill.name),
-                encode_path(&file.path)
-            ));
+            let url = urls.url(&file_path(&skill.domain, &skill.name, &file.path));
             copy.push(format!(
                 "curl -fsSL --create-dirs -o {} {}",
                 shell_quote(&format!("{folder}/{}", file.path)),
@@ -184,7 +168,7 @@ fn install(state: &AppState, skill: &Skill, held: &HashSet<String>) -> Markup {
     let mcp_note = format!(
         "what an agent connected to this directory's MCP server ({}) loads with skills/get, \
          every file verified against its digest",
-        state.url("/mcp")
+        urls.url("/mcp")
     );
     let snippets: Vec<(&str, String, &str)> = [
         well_known.then(|| {
@@ -407,7 +391,7 @@ fn descriptor(skill: &Skill) -> Markup {
                     }
                 }
             }
-            p.muted { a href={ (record_path(&skill.domain, &skill.name)) "/descriptor" } { "The descriptor as JSON" } }
+            p.muted { a href=(descriptor_path(&skill.domain, &skill.name)) { "The descriptor as JSON" } }
         }
     }
 }

@@ -1,5 +1,5 @@
 //! A publisher's skills as an agent-skills discovery v0.2 index and its artifacts: the
-//! `well-known` export layout and the `/mirror/{domain}/…` routes are this one code.
+//! `well-known` export layout and the mirror (`/mirror/{domain}/…`) are this one code.
 //!
 //! Only verified content is published, from the blob store: a skill with a SKILL.md artifact
 //! is a `skill-md` entry with those bytes; one with an archive artifact is an `archive` entry
@@ -14,17 +14,22 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
+use formats::index::SCHEMA_V0_2;
 use formats::skill::Artifact;
-use formats::{Digest, Format, Skill};
+use formats::{Digest, Domain, Format, Skill, Verdict};
+use indexer::{Caller, Filters, ListRequest, MAX_LIMIT};
 use serde::Serialize;
 use store::BlobStore;
+
+use super::Directory;
+use super::skills::mirrored;
+use super::urls::parse_id;
+use crate::error::ApiError;
 
 /// The index path inside a domain's folder.
 pub(crate) const INDEX_PATH: &str = ".well-known/agent-skills/index.json";
 /// The folder of the index and the artifacts inside a domain's folder.
 pub(crate) const BASE: &str = ".well-known/agent-skills";
-/// The `$schema` of a v0.2 index.
-pub(crate) const SCHEMA_V2: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
 /// The SKILL.md file name.
 const SKILL_MD: &str = "SKILL.md";
 
@@ -88,7 +93,7 @@ pub(crate) fn index_json(entries: &[Entry]) -> Vec<u8> {
         skills: &'a [Entry],
     }
     let mut json = serde_json::to_vec_pretty(&Index {
-        schema: SCHEMA_V2,
+        schema: SCHEMA_V0_2,
         skills: entries,
     })
     .expect("an index of strings serialises");
@@ -370,6 +375,84 @@ pub(crate) fn append<W: Write>(
     header.set_mtime(mtime);
     header.set_entry_type(tar::EntryType::Regular);
     builder.append_data(&mut header, path, bytes)
+}
+
+impl Directory {
+    /// Publishes `skill` from the blob store (blocking): what a `well-known` export writes.
+    pub(crate) fn publish(&self, skill: &Skill) -> Result<Published, Unpublishable> {
+        publish(skill, self.blobs(), &self.inner.packs)
+    }
+
+    /// Returns the mirror's index of `domain` as `caller` may see it (blocking): the skills a
+    /// default search lists. 404 when it lists nothing, so a client tries elsewhere.
+    ///
+    /// The index chooses the records (the domain's, a page at a time) and the store has the
+    /// last word: each is read again, one at a time, so that a domain of thousands of large
+    /// skills is never held whole.
+    pub(crate) fn mirror_index(
+        &self,
+        caller: Caller,
+        domain: &Domain,
+    ) -> Result<Vec<u8>, ApiError> {
+        let mut entries = Vec::new();
+        let mut list = ListRequest {
+            caller,
+            filters: Filters {
+                domain: vec![domain.to_string()],
+                ..Filters::default()
+            },
+            after: None,
+            limit: MAX_LIMIT,
+        };
+        loop {
+            let (records, next) = self.records(&list)?;
+            for skill in records.iter().filter(|skill| mirrored(skill)) {
+                match entry(skill, self.blobs(), &self.inner.packs) {
+                    Ok(entry) => entries.push(entry),
+                    Err(Unpublishable::Failed(detail)) => return Err(ApiError::Internal(detail)),
+                    Err(_) => {}
+                }
+            }
+            match next {
+                Some(after) => list.after = Some(after),
+                None => break,
+            }
+        }
+        if entries.is_empty() {
+            return Err(ApiError::NotFound(format!(
+                "the directory has no skill of {domain} to mirror"
+            )));
+        }
+        Ok(index_json(&entries))
+    }
+
+    /// Returns the artifact at `path` (relative to the index's folder) of the mirror of
+    /// `domain`, as `caller` may see it (blocking).
+    pub(crate) fn mirror_file(
+        &self,
+        caller: Caller,
+        domain: &Domain,
+        path: &str,
+    ) -> Result<Published, ApiError> {
+        let not_here = || ApiError::NotFound(format!("the mirror of {domain} has no {path:?}"));
+        let Some(slug) = slug_of(path).filter(|slug| !slug.contains('/')) else {
+            return Err(not_here());
+        };
+        let skill = self.record(caller, &parse_id(domain.as_str(), slug)?)?;
+        if !matches!(skill.verdict(), Verdict::Valid | Verdict::Lenient) {
+            return Err(ApiError::NotFound(format!(
+                "the mirror of {domain} does not list {}",
+                skill.name
+            )));
+        }
+        match self.publish(&skill) {
+            Ok(published) if published.path == path => Ok(published),
+            Ok(_) | Err(Unpublishable::NotAnAgentSkill | Unpublishable::Missing(_)) => {
+                Err(not_here())
+            }
+            Err(Unpublishable::Failed(detail)) => Err(ApiError::Internal(detail)),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -23,13 +23,14 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::auth::Auth;
-use crate::error::ApiError;
+use crate::cursor;
+use crate::directory::files::{self, FileError};
+use crate::directory::sharing::descriptor_of;
+use crate::directory::urls::{file_path, parse_id, parse_sharing_id};
+use crate::error::{ApiError, shorten};
 use crate::extract::ApiBytes;
-use crate::files::{self, FileError};
-use crate::routes::sharing::{descriptor_of, parse_sharing_id};
-use crate::state::{AppState, parse_id};
+use crate::state::AppState;
 use crate::wire::FileView;
-use crate::{cursor, web};
 
 /// Invalid JSON was received.
 pub(crate) const PARSE_ERROR: i64 = -32700;
@@ -105,7 +106,7 @@ fn response(id: Value, outcome: Result<Value, RpcError>) -> Value {
 }
 
 /// `POST /rpc`.
-pub(super) async fn rpc(
+pub(crate) async fn rpc(
     State(state): State<AppState>,
     Auth(caller): Auth,
     ApiBytes(body): ApiBytes,
@@ -182,7 +183,7 @@ async fn handle(state: &AppState, caller: Caller, request: Value) -> Option<Valu
         "read_skill_file" => read_skill_file(state, caller, params).await,
         other => Err(RpcError::new(
             METHOD_NOT_FOUND,
-            format!("method {:?} not found", web::shorten(other, 100)),
+            format!("method {:?} not found", shorten(other, 100)),
         )),
     };
     // A notification is executed but not answered.
@@ -210,7 +211,7 @@ async fn list_skills(state: &AppState, caller: Caller, params: Value) -> Result<
         other => {
             return Err(RpcError::invalid_params(format!(
                 "detail must be \"names\" or \"summary\", not {:?}",
-                web::shorten(other, 100)
+                shorten(other, 100)
             )));
         }
     };
@@ -228,7 +229,7 @@ async fn list_skills(state: &AppState, caller: Caller, params: Value) -> Result<
         Some(raw) => Some(raw.parse::<formats::Domain>().map_err(|_| {
             RpcError::invalid_params(format!(
                 "namespace must be a domain, such as example.com, not {:?}",
-                web::shorten(raw, 100)
+                shorten(raw, 100)
             ))
         })?),
     };
@@ -258,7 +259,8 @@ async fn list_skills(state: &AppState, caller: Caller, params: Value) -> Result<
         limit,
     };
     let page = state
-        .blocking(move |state| state.visible_list(&request))
+        .directory()
+        .ask(move |directory| directory.list(&request))
         .await?;
     let skills: Vec<Value> = page
         .records
@@ -300,7 +302,7 @@ fn skill_id(name: &str) -> Result<SkillId, RpcError> {
     parsed.ok_or_else(|| {
         RpcError::invalid_params(format!(
             "name must be a skill id such as example.com/pdf-tools, not {:?}",
-            web::shorten(name, 100)
+            shorten(name, 100)
         ))
     })
 }
@@ -318,7 +320,7 @@ async fn find_skill(
         error.data = Some(json!({ "name": id }));
         error
     };
-    let skill = match state.visible_record(caller, id.clone()).await {
+    let skill = match state.directory().visible_record(caller, id.clone()).await {
         Ok(skill) => skill,
         Err(ApiError::NotFound(_)) => return Err(not_found()),
         Err(other) => return Err(other.into()),
@@ -330,7 +332,7 @@ async fn find_skill(
             SKILL_NOT_FOUND,
             format!(
                 "skill {id} has no version {:?}; the directory has {}",
-                web::shorten(version, 100),
+                shorten(version, 100),
                 skill.version.as_deref().unwrap_or("an unversioned one")
             ),
         );
@@ -357,7 +359,7 @@ async fn describe_skill(
     if !matches!(detail, "manifest" | "summary" | "full") {
         return Err(RpcError::invalid_params(format!(
             "detail must be \"manifest\", \"summary\" or \"full\", not {:?}",
-            web::shorten(detail, 100)
+            shorten(detail, 100)
         )));
     }
     let skill = find_skill(state, caller, &params.name, params.version.as_deref()).await?;
@@ -371,7 +373,8 @@ async fn describe_skill(
     if detail == "full" {
         let skill = skill.clone();
         described["skill_md_content"] = state
-            .blocking(move |state| Ok(skill_md(state, &skill)))
+            .directory()
+            .ask(move |directory| Ok(directory.skill_md(&skill)))
             .await?
             .map_or(Value::Null, Value::String);
     }
@@ -398,21 +401,9 @@ fn manifest(state: &AppState, skill: &Skill) -> Value {
         "files": skill.files.iter().map(FileView::from).collect::<Vec<_>>(),
     });
     if skill.format == Format::SkillSharing {
-        manifest["descriptor"] = descriptor_of(state, skill);
+        manifest["descriptor"] = descriptor_of(state.directory().urls(), skill);
     }
     manifest
-}
-
-/// Returns the SKILL.md text of an agent skill: the bytes the crawl kept, or the record's
-/// frontmatter and body rendered back when they were not kept (blocking).
-fn skill_md(state: &AppState, skill: &Skill) -> Option<String> {
-    if skill.format == Format::SkillSharing {
-        return None;
-    }
-    match files::read(state, skill, "SKILL.md") {
-        Ok(file) => Some(String::from_utf8_lossy(&file.bytes).into_owned()),
-        Err(_) => Some(formats::normalize::render_skill_md(skill)),
-    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -430,14 +421,14 @@ async fn read_skill_file(
     let params: ReadParams = parse_params(params)?;
     files::check_path(&params.path).map_err(rpc_file_error)?;
     let skill = find_skill(state, caller, &params.name, params.version.as_deref()).await?;
-    let url = state.url(&format!(
-        "{}/files/{}",
-        crate::routes::sharing::record_path(&skill.domain, &skill.name),
-        web::encode_path(&params.path)
-    ));
+    let url = state
+        .directory()
+        .urls()
+        .url(&file_path(&skill.domain, &skill.name, &params.path));
     let path = params.path.clone();
     let file = state
-        .blocking(move |state| Ok(files::read(state, &skill, &path)))
+        .directory()
+        .ask(move |directory| Ok(directory.file(&skill, &path)))
         .await?
         .map_err(rpc_file_error)?;
     match String::from_utf8(file.bytes) {

@@ -19,15 +19,13 @@ use axum::http::HeaderValue;
 use axum::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 use tokio::sync::mpsc;
 
-use super::WorkPermit;
 use crate::auth::Auth;
 use crate::error::ApiError;
 use crate::export::{self, ExportRequest, Layout, NoProgress, Output, TarSink};
 use crate::extract::Params;
-use crate::state::AppState;
+use crate::state::{AppState, WorkPermit};
 
 /// How many chunks may wait between the export and the client.
 const CHANNEL_CHUNKS: usize = 8;
@@ -35,7 +33,7 @@ const CHANNEL_CHUNKS: usize = 8;
 const CHUNK_BYTES: usize = 64 * 1024;
 
 /// `GET /v1/export`.
-pub(super) async fn export(
+pub(crate) async fn export(
     State(state): State<AppState>,
     Auth(caller): Auth,
     permit: Option<axum::Extension<WorkPermit>>,
@@ -66,12 +64,7 @@ pub(super) async fn export(
             ));
         }
     };
-    let since = match params.one("since")? {
-        Some(raw) => {
-            Some(parse_since(raw).map_err(|message| ApiError::parameter("since", message))?)
-        }
-        None => None,
-    };
+    let since = params.since()?;
     let request = ExportRequest {
         query: params.query()?,
         filters: params.filters()?,
@@ -83,13 +76,14 @@ pub(super) async fn export(
     let plan = {
         let request = request.clone();
         state
-            .blocking(move |state| export::plan(state, &request))
+            .directory()
+            .ask(move |directory| export::plan(directory, &request))
             .await?
     };
     let permit = permit.map(|axum::Extension(permit)| permit);
     let (sender, receiver) = mpsc::channel(CHANNEL_CHUNKS);
     let spool = std::env::temp_dir();
-    let task_state = state.clone();
+    let directory = state.directory().clone();
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let mut body = ChannelWriter::new(sender);
@@ -97,7 +91,7 @@ pub(super) async fn export(
         let written = if archive {
             let mut sink = TarSink::new(&mut body, export::unix_time(now));
             export::write(
-                &task_state,
+                &directory,
                 &request,
                 plan,
                 Output::Files(&mut sink),
@@ -108,7 +102,7 @@ pub(super) async fn export(
             .and_then(|_| sink.finish().map(|_| ()).map_err(stream_error))
         } else {
             export::write(
-                &task_state,
+                &directory,
                 &request,
                 plan,
                 Output::Lines(&mut body),
@@ -150,13 +144,6 @@ pub(super) async fn export(
         Body::from_stream(ChunkStream(receiver)),
     )
         .into_response())
-}
-
-/// Parses `since`: an RFC 3339 time.
-pub(crate) fn parse_since(raw: &str) -> Result<OffsetDateTime, String> {
-    OffsetDateTime::parse(raw.trim(), &Rfc3339).map_err(|_| {
-        format!("since must be an RFC 3339 time such as 2026-01-31T12:00:00Z, not {raw:?}")
-    })
 }
 
 fn stream_error(error: io::Error) -> ApiError {

@@ -7,8 +7,7 @@
 //! server never fetches anything.
 
 use formats::Skill;
-
-use crate::state::AppState;
+use store::BlobStore;
 
 /// The longest file path accepted, in bytes.
 pub(crate) const MAX_PATH_BYTES: usize = 1024;
@@ -68,7 +67,11 @@ pub(crate) struct FileBytes {
 }
 
 /// Returns the bytes of `path` in `skill` (blocking: reads the blob store).
-pub(crate) fn read(state: &AppState, skill: &Skill, path: &str) -> Result<FileBytes, FileError> {
+pub(crate) fn read(
+    blobs: &dyn BlobStore,
+    skill: &Skill,
+    path: &str,
+) -> Result<FileBytes, FileError> {
     check_path(path)?;
     let Some(entry) = skill.file(path) else {
         return Err(FileError::NotFound(format!(
@@ -85,7 +88,7 @@ pub(crate) fn read(state: &AppState, skill: &Skill, path: &str) -> Result<FileBy
     let Some(digest) = entry.sha256 else {
         return Err(unavailable());
     };
-    match state.blobs().get(&digest) {
+    match blobs.get(&digest) {
         Ok(Some(bytes)) => Ok(FileBytes {
             bytes,
             content_type: content_type(path),

@@ -1,23 +1,36 @@
-//! Which records an export holds: the index chooses them (query and filters), the crawl store
-//! has the last word (each record is read again when it is written), and `--since` narrows
-//! them to what the change log shows changed, with the tombstones of what was removed.
+//! What an export holds: the index chooses the records (query and filters), the crawl store
+//! has the last word (each record is read again when it is written, [`Directory::load`]), and
+//! `since` narrows them to what the change log shows changed, with the tombstones of what was
+//! removed.
 
 use std::collections::HashSet;
 
 use formats::{Skill, SkillId, Verdict};
-use indexer::SearchRequest;
-use indexer::{ANY_VERDICT, DEFAULT_VERDICTS, Filters, ListRequest, MAX_LIMIT, MAX_OFFSET};
-use store::StoredRecord;
+use indexer::{
+    ANY_VERDICT, Caller, DEFAULT_VERDICTS, Filters, ListRequest, MAX_LIMIT, MAX_OFFSET,
+    SearchRequest,
+};
 use time::OffsetDateTime;
 
-use super::ExportRequest;
-use super::manifest::Removed;
+use super::Directory;
+use super::changes::{changed_at, first_after};
 use crate::error::ApiError;
-use crate::routes::changes::{changed_at, first_after};
-use crate::state::AppState;
 
 /// How many store changes one read of the change log takes.
 const CHANGES_PAGE: usize = 1000;
+
+/// What to select.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Selection<'a> {
+    /// Search text; empty selects every record the filters select.
+    pub(crate) query: &'a str,
+    /// Exact filters, as for searches.
+    pub(crate) filters: &'a Filters,
+    /// Only what changed at or after this time; removals are listed as tombstones.
+    pub(crate) since: Option<OffsetDateTime>,
+    /// Who the selection is for.
+    pub(crate) caller: Caller,
+}
 
 /// What an export is made of, before anything is written.
 #[derive(Debug, Default)]
@@ -25,32 +38,73 @@ pub(crate) struct Plan {
     /// The records to write, in id order (domain, then name).
     pub(crate) ids: Vec<SkillId>,
     /// With `since`: the records removed from their index since then that the caller may see
-    /// and the filters select.
-    pub(crate) removed: Vec<Removed>,
+    /// and the filters select, and when.
+    pub(crate) removed: Vec<(SkillId, OffsetDateTime)>,
     /// Anything the reader of the manifest should know about the selection.
     pub(crate) notes: Vec<String>,
 }
 
-/// Chooses the records of `request` (blocking: reads the index and the store).
-pub(crate) fn plan(state: &AppState, request: &ExportRequest) -> Result<Plan, ApiError> {
-    let mut plan = Plan::default();
-    let mut ids = if request.query.is_empty() {
-        listed(state, request)?
-    } else {
-        searched(state, request, &mut plan.notes)?
-    };
-    if let Some(since) = request.since {
-        let selected: HashSet<String> = ids.iter().map(ToString::to_string).collect();
-        ids = changed_since(state, request, since, &selected, &mut plan.removed)?;
+/// A selected record, read again to be written.
+#[derive(Debug)]
+pub(crate) enum Loaded {
+    /// The record, still visible and of a wanted verdict.
+    Skill(Box<Skill>),
+    /// Left out for this reason (gone, removed, of another verdict now).
+    LeftOut(String),
+    /// The caller may no longer see it: not even its id is shown.
+    Hidden,
+}
+
+impl Directory {
+    /// Chooses the records of `selection` (blocking: reads the index and the store).
+    pub(crate) fn plan(&self, selection: &Selection<'_>) -> Result<Plan, ApiError> {
+        let mut plan = Plan::default();
+        let mut ids = if selection.query.is_empty() {
+            listed(self, selection)?
+        } else {
+            searched(self, selection, &mut plan.notes)?
+        };
+        if let Some(since) = selection.since {
+            let selected: HashSet<String> = ids.iter().map(ToString::to_string).collect();
+            ids = changed_since(self, selection, since, &selected, &mut plan.removed)?;
+        }
+        ids.sort();
+        ids.dedup();
+        plan.ids = ids;
+        Ok(plan)
     }
-    ids.sort();
-    ids.dedup();
-    plan.ids = ids;
-    Ok(plan)
+
+    /// Reads a selected record again, to write it: the store has the last word on whether it
+    /// is still there, visible and of a wanted verdict (blocking).
+    pub(crate) fn load(&self, selection: &Selection<'_>, id: &SkillId) -> Result<Loaded, ApiError> {
+        let stored = self.store().record(&id.to_string())?;
+        Ok(match stored {
+            None => Loaded::LeftOut("it is no longer in the crawl store".to_owned()),
+            Some(stored) if stored.is_tombstone() => {
+                Loaded::LeftOut("it was removed from its index after it was selected".to_owned())
+            }
+            Some(stored) if !self.may_see(selection.caller, stored.skill.access) => Loaded::Hidden,
+            Some(stored) => {
+                let verdict = stored.skill.verdict();
+                if wanted_verdicts(selection.filters).contains(&verdict) {
+                    Loaded::Skill(Box::new(stored.skill))
+                } else {
+                    Loaded::LeftOut(format!("its verdict is now {verdict}"))
+                }
+            }
+        })
+    }
+
+    /// Returns the verified bytes the blob store holds under `digest` (blocking).
+    pub(crate) fn blob(&self, digest: &formats::Digest) -> Result<Option<Vec<u8>>, ApiError> {
+        self.blobs()
+            .get(digest)
+            .map_err(|error| ApiError::Internal(format!("cannot read blob {digest}: {error}")))
+    }
 }
 
 /// Every record the filters select, read from the index page by page in id order.
-fn listed(state: &AppState, request: &ExportRequest) -> Result<Vec<SkillId>, ApiError> {
+fn listed(directory: &Directory, request: &Selection<'_>) -> Result<Vec<SkillId>, ApiError> {
     let mut ids = Vec::new();
     let mut list = ListRequest {
         caller: request.caller,
@@ -59,7 +113,7 @@ fn listed(state: &AppState, request: &ExportRequest) -> Result<Vec<SkillId>, Api
         limit: MAX_LIMIT,
     };
     loop {
-        let page = state.index().list(&list)?;
+        let page = directory.index().list(&list)?;
         ids.extend(page.records.iter().map(|record| record.id.clone()));
         match page.next_cursor {
             Some(cursor) => list.after = Some(cursor),
@@ -74,19 +128,19 @@ fn listed(state: &AppState, request: &ExportRequest) -> Result<Vec<SkillId>, Api
 /// model only ranks; with it every query would also select the records nearest in meaning,
 /// whatever they hold.
 fn searched(
-    state: &AppState,
-    request: &ExportRequest,
+    directory: &Directory,
+    request: &Selection<'_>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<SkillId>, ApiError> {
     let mut ids = Vec::new();
     let mut search = SearchRequest {
-        query: request.query.clone(),
+        query: request.query.to_owned(),
         filters: request.filters.clone(),
         limit: MAX_LIMIT,
         offset: 0,
         caller: request.caller,
     };
-    let index = state.index().without_model();
+    let index = directory.index().without_model();
     loop {
         let results = index.search(&search)?;
         let found = results.hits.len();
@@ -108,13 +162,13 @@ fn searched(
 
 /// The selected records changed at or after `since`, and the tombstones of that time.
 fn changed_since(
-    state: &AppState,
-    request: &ExportRequest,
+    directory: &Directory,
+    request: &Selection<'_>,
     since: OffsetDateTime,
     selected: &HashSet<String>,
-    removed: &mut Vec<Removed>,
+    removed: &mut Vec<(SkillId, OffsetDateTime)>,
 ) -> Result<Vec<SkillId>, ApiError> {
-    let store = state.store();
+    let store = directory.store();
     let last = store.last_seq()?;
     let mut position = first_after(store, since, last)?;
     let mut ids = Vec::new();
@@ -127,10 +181,10 @@ fn changed_since(
                 continue;
             }
             if record.is_tombstone() {
-                if state.may_see(request.caller, record.skill.access)
-                    && matches_filters(&request.filters, &record.skill)
+                if directory.may_see(request.caller, record.skill.access)
+                    && matches_filters(request.filters, &record.skill)
                 {
-                    removed.push(tombstone(&record));
+                    removed.push((record.skill.id.clone(), changed_at(&record)));
                 }
             } else if selected.contains(&record.skill.id.to_string()) {
                 ids.push(record.skill.id);
@@ -139,13 +193,6 @@ fn changed_since(
         if batch_len < CHANGES_PAGE {
             return Ok(ids);
         }
-    }
-}
-
-fn tombstone(record: &StoredRecord) -> Removed {
-    Removed {
-        id: record.skill.id.clone(),
-        at: changed_at(record),
     }
 }
 

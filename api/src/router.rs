@@ -1,0 +1,215 @@
+//! The route table: every endpoint of DESIGN.md §6, from every front end (the JSON routes,
+//! the web pages, MCP, JSON-RPC), and the layers around them. Mounting the front ends is all
+//! it does with them; they meet only in the read model (`directory`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
+use axum::http::header::{AUTHORIZATION, ETAG, IF_NONE_MATCH};
+use axum::http::{Method, Uri};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use tower_http::cors::{Any, CorsLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::error::{ApiError, shorten};
+use crate::routes::{changes, domains, health, mirror, search, sharing, skills};
+use crate::state::{AppState, MAX_STREAM_HOLD, WorkPermit};
+use crate::{caching, export, mcp, metrics, rpc, web};
+
+/// Builds the router.
+pub(crate) fn router(state: AppState) -> Router {
+    // Reads: CORS (browsers and agents call them cross-origin) and caching headers.
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::HEAD])
+        .allow_headers([AUTHORIZATION, IF_NONE_MATCH])
+        .expose_headers([ETAG])
+        .max_age(Duration::from_secs(3600));
+    let reads = Router::new()
+        .route("/v1/search", get(search::search))
+        .route("/v1/skills/{domain}/{name}", get(skills::record))
+        .route(
+            "/v1/skills/{domain}/{name}/descriptor",
+            get(sharing::descriptor),
+        )
+        .route(
+            "/v1/skills/{domain}/{name}/files/{*path}",
+            get(skills::file),
+        )
+        .route("/v1/domains", get(domains::list))
+        .route("/v1/domains/{domain}", get(domains::one))
+        .route("/v1/changes", get(changes::changes))
+        .route(
+            "/mirror/{domain}/.well-known/agent-skills/{*path}",
+            get(mirror::mirror),
+        )
+        .route("/.well-known/skill-sharing", get(sharing::index))
+        .route("/skills", get(sharing::registry))
+        .route("/healthz", get(health::healthz))
+        .route("/metrics", get(health::metrics))
+        .route("/", get(web::home))
+        .route("/search", get(web::search_redirect))
+        .route("/skill/{domain}/{name}", get(web::skill))
+        .route("/domains", get(web::domains))
+        .route("/domains/{domain}", get(web::domain))
+        .route("/assets/{file}", get(web::asset))
+        // Before the layers: it replaces each route's 405 fallback, which the layers wrap
+        // (CORS answers preflight requests there).
+        .method_not_allowed_fallback(method_not_allowed)
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            caching::conditional,
+        ))
+        .layer(cors.clone());
+    // Streamed bodies: no entity tag (the caching middleware would read the body whole to
+    // hash it), and `no-store`, set by the handler.
+    let streams = Router::new()
+        .route("/v1/export", get(export::http::export))
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(cors);
+    let rpc = Router::new()
+        .route("/rpc", post(rpc::rpc))
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(state.config().max_body_bytes));
+
+    // MCP: the transport answers POST (and refuses other methods) itself; the caller comes
+    // from the bearer token before it reads anything.
+    let mcp = Router::new()
+        .route_service("/mcp", mcp::service(&state))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            mcp::caller_layer,
+        ));
+
+    reads
+        .merge(streams)
+        .merge(rpc)
+        .merge(mcp)
+        .fallback(fallback)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            caching::timeout,
+        ))
+        .layer(middleware::from_fn_with_state(state.clone(), shed_load))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            metrics::track,
+        ))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                let matched_path = request
+                    .extensions()
+                    .get::<MatchedPath>()
+                    .map(MatchedPath::as_str);
+                tracing::info_span!(
+                    "request",
+                    method = %request.method(),
+                    uri = %request.uri(),
+                    matched_path,
+                )
+            }),
+        )
+        .with_state(state)
+}
+
+/// Serves a request only when the server is under its work limit; past it, answers at once
+/// with a 503 `overloaded` and `Retry-After`, so that a burst costs a fast refusal instead of a
+/// queue whose every entry waits and holds memory. `/healthz` and `/metrics` are always
+/// answered: they are how an operator or a load balancer sees the overload.
+async fn shed_load(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: Request,
+    next: middleware::Next,
+) -> Response {
+    if matches!(request.uri().path(), "/healthz" | "/metrics") {
+        return next.run(request).await;
+    }
+    let Some(permit) = state.try_start_work() else {
+        if web::is_page_path(request.uri().path()) {
+            return web::overloaded_page();
+        }
+        return ApiError::Overloaded.into_response();
+    };
+    // Held here until the handler has answered (a handler's extractors drop the request's
+    // extensions before its body runs), and by a streamed body until it is sent.
+    let permit = WorkPermit(Arc::new(std::sync::Mutex::new(Some(permit))));
+    let mut request = request;
+    request.extensions_mut().insert(permit.clone());
+    let response = next.run(request).await;
+    // A body still streaming holds a clone: it counts for at most `MAX_STREAM_HOLD` more, so
+    // that clients reading slowly (or not at all) cannot hold every permit.
+    if Arc::strong_count(&permit.0) > 1 {
+        let streaming = Arc::downgrade(&permit.0);
+        tokio::spawn(async move {
+            tokio::time::sleep(MAX_STREAM_HOLD).await;
+            if let Some(permit) = streaming.upgrade() {
+                WorkPermit(permit).release();
+            }
+        });
+    }
+    drop(permit);
+    response
+}
+
+/// Unknown paths: the web directory's 404 page for its own paths, the JSON error elsewhere.
+async fn fallback(uri: Uri) -> Response {
+    let path = uri.path();
+    if web::is_page_path(path) {
+        return web::not_found_page();
+    }
+    ApiError::NotFound(format!("no route for {}", shorten(path, 200))).into_response()
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::extract::State;
+    use store::blobs::Blobs;
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::testing;
+
+    // A handler's extractors drop the request's extensions before its body runs: the permit
+    // must not live only there, or the work limit counts nothing but extraction.
+    #[tokio::test]
+    async fn a_request_holds_its_work_permit_until_its_handler_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = vec![testing::record("a.test/alpha", formats::Access::Public)];
+        let status = testing::status_of(&records);
+        let state = testing::directory(
+            dir.path(),
+            &status,
+            records,
+            Blobs::open(dir.path()).unwrap(),
+        );
+        let app = Router::new()
+            .route(
+                "/work",
+                get(|State(state): State<AppState>| async move {
+                    tokio::task::yield_now().await;
+                    state.available_work().to_string()
+                }),
+            )
+            .layer(middleware::from_fn_with_state(state.clone(), shed_load))
+            .with_state(state.clone());
+        let response = app
+            .oneshot(Request::builder().uri("/work").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let free_while_working: usize = std::str::from_utf8(&bytes).unwrap().parse().unwrap();
+        assert_eq!(free_while_working, crate::DEFAULT_MAX_IN_FLIGHT - 1);
+        assert_eq!(state.available_work(), crate::DEFAULT_MAX_IN_FLIGHT);
+    }
+}
