@@ -10,6 +10,7 @@ use crawler::crawl::crawl_domain;
 use crawler::fetch::Fetcher;
 use crawler::local;
 use formats::diagnostic::passes;
+use formats::health::{Health, Status};
 use formats::seeds::SeedTarget;
 use formats::site::WELL_KNOWN_INDEXES;
 use formats::verdict::judges_the_skill;
@@ -38,11 +39,13 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
             .usage()?;
         checked.indexes.append(&mut found.indexes);
         checked.skills.append(&mut found.skills);
+        checked.sites.append(&mut found.sites);
     }
     if !origins.is_empty() {
         let mut found = check_origins(&args.fetch, origins)?;
         checked.indexes.append(&mut found.indexes);
         checked.skills.append(&mut found.skills);
+        checked.sites.append(&mut found.sites);
     }
     let verdict = if args.lenient {
         VerdictKind::Lenient
@@ -94,11 +97,14 @@ fn check_origins(fetch: &FetchArgs, origins: Vec<SeedTarget>) -> anyhow::Result<
                 ),
             ));
         }
+        // What the directory's publisher page shows for this crawl: the same function over
+        // the same status and records.
+        let health = api::health_of(&crawled.status, &crawled.found.records);
         let label = SiteLabel {
             path: PathBuf::from(target.to_string()),
             url: target.origin().clone(),
         };
-        checked.add_site(label, crawled.found, none_found, |url| {
+        checked.add_site(label, crawled.found, none_found, health, |url| {
             Some(PathBuf::from(url.as_str()))
         });
     }
@@ -116,8 +122,18 @@ pub(crate) struct Report<'a> {
     indexes: Vec<IndexReport<'a>>,
     /// The skills checked.
     skills: Vec<SkillReport<'a>>,
+    /// The sites read, each with the health report the directory's publisher page shows.
+    origins: Vec<OriginReport<'a>>,
     /// Counts.
     summary: Summary,
+}
+
+#[derive(Debug, Serialize)]
+struct OriginReport<'a> {
+    origin: &'a str,
+    health: api::wire::HealthView,
+    #[serde(skip)]
+    report: &'a Health,
 }
 
 #[derive(Debug, Serialize)]
@@ -223,11 +239,21 @@ impl<'a> Report<'a> {
         summary.passed = skills.iter().filter(|skill| passed_verdict(skill)).count();
         summary.failed = summary.skills - summary.passed;
         let ok = summary.failed == 0 && indexes.iter().all(|index| index.passes);
+        let origins = checked
+            .sites
+            .iter()
+            .map(|site| OriginReport {
+                origin: site.url.as_str(),
+                health: api::wire::HealthView::from(&site.health),
+                report: &site.health,
+            })
+            .collect();
         Report {
             verdict,
             ok,
             indexes,
             skills,
+            origins,
             summary,
         }
     }
@@ -283,6 +309,9 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
             safe(&skill.path.display().to_string())
         );
         hidden_notes += render_diagnostics(&mut out, skill.diagnostics, verdict, verbose);
+    }
+    for origin in &report.origins {
+        render_health(&mut out, origin);
     }
     let summary = &report.summary;
     let verdict_name = match verdict {
@@ -344,6 +373,58 @@ fn render_diagnostics(
         }
     }
     hidden
+}
+
+/// Writes a site's health report as the publisher page shows it: the score, each check that
+/// did not pass with what to do, and what each agent client makes of the origin.
+fn render_health(out: &mut String, origin: &OriginReport<'_>) {
+    let health = origin.report;
+    let _ = writeln!(
+        out,
+        "\nhealth {}: {}/100",
+        safe(origin.origin),
+        health.score
+    );
+    for check in &health.checks {
+        // What passed, and what could not be checked here (HTTP-only checks of a tree on
+        // disk), is in the JSON report.
+        if matches!(
+            check.status,
+            Status::Pass | Status::NotChecked | Status::NotApplicable
+        ) {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "     {:<14} {}: {}",
+            check.status.as_str(),
+            check.name.replace('`', ""),
+            safe(&check.detail)
+        );
+        for item in &check.items {
+            let _ = writeln!(out, "       - {}", safe(item));
+        }
+        if let Some(fix) = &check.fix {
+            let _ = writeln!(out, "       help: {}", safe(fix));
+        }
+    }
+    for client in &health.clients {
+        let _ = writeln!(
+            out,
+            "     {}: {} ({})",
+            client.name,
+            safe(&client.summary),
+            client.verdict.as_str()
+        );
+        for refusal in &client.refused {
+            let _ = writeln!(
+                out,
+                "       refuses {}: {}",
+                safe(&refusal.entry),
+                safe(&refusal.reason)
+            );
+        }
+    }
 }
 
 fn plural(count: usize) -> &'static str {

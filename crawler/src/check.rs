@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use url::Url;
 
 use formats::diagnostic::Diagnostic;
+use formats::health::Health;
 use formats::index::IndexVersion;
 use formats::site::SiteFindings;
 use formats::skill::{Format, Skill};
@@ -51,6 +52,16 @@ impl CheckedSkill {
     }
 }
 
+/// One site that was read (an origin, or a well-known tree on disk), with its publisher
+/// health report: what the directory's publisher page will show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedSite {
+    /// The URL that stands for the site.
+    pub url: Url,
+    /// The health report ([`formats::health`]).
+    pub health: Health,
+}
+
 /// What was found.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Checked {
@@ -58,6 +69,8 @@ pub struct Checked {
     pub indexes: Vec<CheckedIndex>,
     /// The skills checked.
     pub skills: Vec<CheckedSkill>,
+    /// The sites read, with their health reports.
+    pub sites: Vec<CheckedSite>,
 }
 
 /// Where a site's findings are shown.
@@ -75,17 +88,23 @@ impl Checked {
         self.skills.iter().filter_map(|skill| skill.record.as_ref())
     }
 
-    /// Adds what one crawl of a site found. Failures that belong to no index (robots.txt, a
-    /// probe that failed) and the site's notes, then `more` (e.g. "no index here"), go on an
-    /// entry for the site itself, shown only when there is something to say. `path_of` names
-    /// the file (or URL) a URL of the site was read from, when there is one.
+    /// Adds what one crawl of a site found, and its health report. Failures that belong to
+    /// no index (robots.txt, a probe that failed) and the site's notes, then `more` (e.g. "no
+    /// index here"), go on an entry for the site itself, shown only when there is something to
+    /// say. `path_of` names the file (or URL) a URL of the site was read from, when there is
+    /// one.
     pub fn add_site(
         &mut self,
         site: SiteLabel,
         found: SiteFindings,
         more: Vec<Diagnostic>,
+        health: Health,
         path_of: impl Fn(&Url) -> Option<PathBuf>,
     ) {
+        self.sites.push(CheckedSite {
+            url: site.url.clone(),
+            health,
+        });
         let mut site_diagnostics: Vec<Diagnostic> = found
             .failures
             .iter()

@@ -19,6 +19,7 @@ use crate::check::SiteLabel;
 pub use crate::check::{Checked, CheckedIndex, CheckedSkill};
 use crate::error::{Error, Result};
 use formats::diagnostic::{Code, Diagnostic};
+use formats::health;
 use formats::index::{self, MAX_INDEX_BYTES, SKILL_MD};
 use formats::normalize::MAX_SKILL_MD_BYTES;
 pub use formats::site::WELL_KNOWN_INDEXES;
@@ -55,8 +56,8 @@ pub fn check(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
     if file_name.eq_ignore_ascii_case(SKILL_MD) {
         let skill = check_skill_md(path, parent_name(path))?;
         return Ok(Checked {
-            indexes: Vec::new(),
             skills: vec![skill],
+            ..Checked::default()
         });
     }
     check_index_file(path, seen_at)
@@ -85,7 +86,10 @@ pub fn check_tree(root: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
         path: root.to_owned(),
         url: site.base().clone(),
     };
-    checked.add_site(label, found, Vec::new(), |url| site.existing_file(url));
+    let health = health::report(&health::Site::from_findings(site.base(), &found));
+    checked.add_site(label, found, Vec::new(), health, |url| {
+        site.existing_file(url)
+    });
     Ok(checked)
 }
 
@@ -153,11 +157,14 @@ fn check_index_file(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
     let found =
         SiteCrawl::index(url.clone(), format, options(seen_at)).run(|request| site.get(request));
     let mut checked = Checked::default();
+    let health = health::report(&health::Site::from_findings(site.base(), &found));
     let label = SiteLabel {
         path: absolute,
         url,
     };
-    checked.add_site(label, found, Vec::new(), |url| site.existing_file(url));
+    checked.add_site(label, found, Vec::new(), health, |url| {
+        site.existing_file(url)
+    });
     Ok(checked)
 }
 
@@ -190,8 +197,8 @@ fn check_skill_folder(folder: &Path) -> Result<Checked> {
         }
     }
     Ok(Checked {
-        indexes: Vec::new(),
         skills: vec![skill],
+        ..Checked::default()
     })
 }
 

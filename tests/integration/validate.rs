@@ -13,6 +13,9 @@ fn a_clean_v0_2_site_passes() {
     ok   pdfworks.test/pdf-form-filling  seeds/web/pdfworks.test/.well-known/agent-skills/pdf-form-filling.tar.gz (passes lenient)
     ok   pdfworks.test/pdf-merge  seeds/web/pdfworks.test/.well-known/agent-skills/pdf-merge.zip (passes lenient)
 
+    health https://pdfworks.test/: 100/100
+         vercel skills CLI 1.7: The CLI installs all 3 agent skills as published. (all)
+
     3 skills checked (strict): 3 passed, 0 failed; 0 errors, 0 warnings
     ");
 }
@@ -57,6 +60,27 @@ fn a_sloppy_site_fails_with_advice() {
            help: copy the SKILL.md description into the index entry
          warning[digest_format] skills[1].digest: digest "sha256:1375EE630A1F734BE88196DBAFA8A62668A157F71ADC847EBA51A82F84604323" is not in the form `sha256:<64 lowercase hex>`; read as sha256:1375ee630a1f734be88196dbafa8a62668a157f71adc847eba51a82f84604323
            help: write digests as `sha256:` followed by 64 lowercase hex characters
+
+    health https://sloppy.test/: 56/100
+         warn           $schema and index shape valid: The index is read, with these problems:
+           - index is a bare array; expected an object with a `skills` array (`bare_array`). Fix: wrap the array in an object: {"skills": [...]}
+           - index has no `$schema`; entries are read by their shape (`missing_schema`). Fix: add "$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json" when you move to v0.2
+           help: Apply the fix given with each problem.
+         fail           Every entry valid: 6 problems in index entries:
+           - `skills[0].name`: invalid skill name "Release-Notes": has uppercase letters. Fix: use 1-64 lowercase letters, digits and single hyphens, e.g. `pdf-processing`
+           - `skills[0].sha256`: digest "ccdb2f72531932d294cea1973624098808004307cf1e1ab66e9fa3e802f3ba4d" is not in the form `sha256:<64 lowercase hex>`; read as sha256:ccdb2f72531932d294cea1973624098808004307cf1e1ab66e9fa3e802f3ba4d. Fix: write digests as `sha256:` followed by 64 lowercase hex characters
+           - `skills[0].sha256`: entry has `sha256` instead of `digest`; its value is used. Fix: rename the field to `digest` and prefix the value with `sha256:`
+           - `skills[1].description`: `description` is empty. Fix: copy the SKILL.md description into the index entry
+           - `skills[1].digest`: digest "sha256:1375EE630A1F734BE88196DBAFA8A62668A157F71ADC847EBA51A82F84604323" is not in the form `sha256:<64 lowercase hex>`; read as sha256:1375ee630a1f734be88196dbafa8a62668a157f71adc847eba51a82f84604323. Fix: write digests as `sha256:` followed by 64 lowercase hex characters
+           - `skills[2].type`: unknown type "mcp-server" for skill "video-summary"; the entry is skipped. Fix: use "type": "skill-md" for a single SKILL.md or "archive" for a .tar.gz or .zip
+           help: Apply the fix given with each problem.
+         fail           SKILL.md frontmatter valid: Not installable (verdict invalid): Release-Notes.
+           help: Open each skill below and apply the fix of its errors.
+         vercel skills CLI 1.7: The CLI drops the whole index, so it installs nothing from this origin; once that is fixed it would still refuse the 3 entries below. (none)
+           refuses the whole index /.well-known/agent-skills/index.json: without `$schema` the CLI reads it as v0.1: every entry would need a `files` list naming SKILL.md, and one entry without it drops the whole index
+           refuses Release-Notes: invalid skill name "Release-Notes": has uppercase letters; entry has `sha256` instead of `digest`; its value is used; digest "ccdb2f72531932d294cea1973624098808004307cf1e1ab66e9fa3e802f3ba4d" is not in the form `sha256:<64 lowercase hex>`; read as sha256:ccdb2f72531932d294cea1973624098808004307cf1e1ab66e9fa3e802f3ba4d; invalid skill name "Release Notes": has uppercase letters
+           refuses pdf-ocr: digest "sha256:1375EE630A1F734BE88196DBAFA8A62668A157F71ADC847EBA51A82F84604323" is not in the form `sha256:<64 lowercase hex>`; read as sha256:1375ee630a1f734be88196dbafa8a62668a157f71adc847eba51a82f84604323
+           refuses skills[2]: unknown type "mcp-server" for skill "video-summary"; the entry is skipped
 
     2 skills checked (strict): 0 passed, 2 failed; 10 errors, 6 warnings
     1 note hidden; --verbose shows them
@@ -123,6 +147,14 @@ fn every_fixture_site_is_read_and_json_is_complete() {
     assert_eq!(report["verdict"], "strict");
     assert_eq!(report["summary"]["indexes"], 3);
     assert_eq!(report["summary"]["skills"], 10);
+    // Each site with the health report the directory's publisher page shows.
+    let origins = report["origins"].as_array().unwrap();
+    assert_eq!(origins.len(), 3);
+    for origin in origins {
+        let health = origin["health"].as_object().unwrap();
+        let keys: Vec<&str> = health.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["score", "checks", "clients"], "{origin}");
+    }
     let statuses: Vec<(&str, &str)> = report["skills"]
         .as_array()
         .unwrap()

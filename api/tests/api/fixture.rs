@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use api::{AppState, ServeConfig, Tokens};
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, Request, StatusCode, header};
-use crawler::crawl::{CrawlConfig, Quiet};
+use crawler::crawl::{CrawlConfig, CrawlReport, Quiet};
 use formats::seeds::SeedTarget;
 use indexer::{Index, IndexConfig};
 use serde_json::Value;
@@ -56,12 +56,23 @@ pub(crate) fn state() -> AppState {
 pub(crate) fn crawl_fixture_web(data: &Path) -> (Arc<Store>, Blobs) {
     let store = Arc::new(Store::open(data).unwrap());
     let blobs = Blobs::open(data).unwrap();
-    crawl_into(
+    let report = crawl_report_into(
         &store,
         &blobs,
         &repo_root().join("seeds/web"),
         &DOMAINS,
         true,
+    );
+    // Nothing failed: the one error listed is the name of sloppy.test's `Release-Notes`, which
+    // agent clients refuse (its verdict is invalid, and the report says why).
+    let codes: Vec<&str> = report
+        .domains
+        .iter()
+        .flat_map(|line| line.errors.iter().map(|error| error.code.as_str()))
+        .collect();
+    assert!(
+        codes.iter().all(|code| *code == "invalid_name"),
+        "{report:?}"
     );
     (store, blobs)
 }
@@ -76,7 +87,19 @@ pub(crate) fn crawl_into(
     domains: &[&str],
     prefetch: bool,
 ) {
-    let report = std::thread::scope(|scope| {
+    let report = crawl_report_into(store, blobs, web, domains, prefetch);
+    assert_eq!(report.totals.errors, 0, "{report:?}");
+}
+
+/// Crawls as [`crawl_into`] does, and returns the crawl report.
+pub(crate) fn crawl_report_into(
+    store: &Arc<Store>,
+    blobs: &Blobs,
+    web: &Path,
+    domains: &[&str],
+    prefetch: bool,
+) -> CrawlReport {
+    std::thread::scope(|scope| {
         scope
             .spawn(|| {
                 let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -115,18 +138,7 @@ pub(crate) fn crawl_into(
             })
             .join()
             .unwrap()
-    });
-    // Nothing failed: the one error listed is the name of sloppy.test's `Release-Notes`, which
-    // agent clients refuse (its verdict is invalid, and the report says why).
-    let codes: Vec<&str> = report
-        .domains
-        .iter()
-        .flat_map(|line| line.errors.iter().map(|error| error.code.as_str()))
-        .collect();
-    assert!(
-        codes.iter().all(|code| *code == "invalid_name"),
-        "{report:?}"
-    );
+    })
 }
 
 /// Builds the state of a server over a freshly crawled fixture web in `data`.

@@ -4,6 +4,7 @@
 mod contract;
 mod export;
 mod fixture;
+mod health;
 mod hostile;
 mod leaks;
 mod mcp;

@@ -66,7 +66,15 @@ async fn start_directory() -> Directory {
         let data = data.clone();
         tokio::task::spawn_blocking(move || {
             let (store, blobs) = fixture::crawl_fixture_web(&data);
-            fixture::crawl_into(&store, &blobs, &web, &["evil.test"], true);
+            // The hostile skill's name is refused by agent clients: the report says so.
+            let report = fixture::crawl_report_into(&store, &blobs, &web, &["evil.test"], true);
+            assert!(
+                report.domains[0]
+                    .errors
+                    .iter()
+                    .all(|error| error.code == "invalid_name"),
+                "{report:?}"
+            );
             (store, blobs)
         })
         .await

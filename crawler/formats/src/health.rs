@@ -191,8 +191,17 @@ pub struct Health {
     pub clients: Vec<ClientReport>,
 }
 
-/// Returns the health report of `site`.
+/// Returns the health report of `site`. The records are read in id order, so that the report
+/// is the same whatever order a crawl found them in.
 pub fn report(site: &Site<'_>) -> Health {
+    if !site.skills.is_sorted_by(|a, b| a.id <= b.id) {
+        let mut sorted = site.skills.to_vec();
+        sorted.sort_by(|a, b| a.id.cmp(&b.id));
+        return report(&Site {
+            skills: &sorted,
+            ..site.clone()
+        });
+    }
     let checks = checks(site);
     Health {
         score: score(&checks),
