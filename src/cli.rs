@@ -255,17 +255,25 @@ pub(crate) struct FilterArgs {
 }
 
 impl FilterArgs {
-    /// Returns the index's filters.
-    pub(crate) fn filters(&self) -> indexer::Filters {
-        indexer::Filters {
-            capability_type: self.capability_type.clone(),
-            access: self.access.clone(),
-            domain: self.domain.clone(),
-            format: self.format.clone(),
-            tag: self.tag.clone(),
-            license: self.license.clone(),
-            verdict: self.verdict.clone(),
+    /// Returns the filters as the query parameters of `/v1/search`, which the server's one
+    /// request check reads.
+    pub(crate) fn parameters(&self) -> Vec<(String, String)> {
+        let flags = [
+            ("type", &self.capability_type),
+            ("access", &self.access),
+            ("domain", &self.domain),
+            ("format", &self.format),
+            ("tag", &self.tag),
+            ("license", &self.license),
+            ("verdict", &self.verdict),
+        ];
+        let mut parameters = Vec::new();
+        for (name, values) in flags {
+            for value in values {
+                parameters.push((name.to_owned(), value.clone()));
+            }
         }
+        parameters
     }
 }
 

@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::cli::ExportArgs;
 use crate::crawl::open_data;
 use crate::progress::ActiveBar;
-use crate::{ExitStatus, usage};
+use crate::{ExitStatus, UsageResult, usage};
 
 /// Runs `skillscout export`.
 pub(crate) fn run(
@@ -41,9 +41,10 @@ pub(crate) fn run(
     })?;
     let (store, blobs) = open_data(data, location)?;
     let state = AppState::new(index, store, blobs, Tokens::none(), ServeConfig::default());
+    let filters = api::filters(args.filters.parameters()).usage()?;
     let request = ExportRequest {
         query: args.query.trim().to_owned(),
-        filters: args.filters.filters(),
+        filters,
         since: args.since,
         caller: if args.private {
             Caller::Authenticated

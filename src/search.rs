@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use indexer::{Caller, SearchIndex, SearchRequest, SearchResults, Snippet};
+use indexer::{Caller, SearchIndex, SearchResults, Snippet};
 
 use crate::ExitStatus;
 use crate::cli::SearchArgs;
@@ -61,36 +61,47 @@ pub(crate) fn run(
             }
         },
     };
-    let request = SearchRequest {
-        query: args
-            .query
-            .iter()
-            .map(|word| word.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" "),
-        filters: args.filters.filters(),
-        limit: args.limit,
-        offset: args.offset,
-        caller: if args.private {
-            Caller::Authenticated
-        } else {
-            Caller::Anonymous
-        },
+    let caller = if args.private {
+        Caller::Authenticated
+    } else {
+        Caller::Anonymous
     };
-    let results = match index.search(&request) {
+    let query = args
+        .query
+        .iter()
+        .map(|word| word.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ");
+    // The query parameters `/v1/search` would get, checked and answered by the same code.
+    let mut parameters = vec![("q".to_owned(), query)];
+    parameters.extend(args.filters.parameters());
+    parameters.push(("limit".to_owned(), args.limit.to_string()));
+    parameters.push(("offset".to_owned(), args.offset.to_string()));
+    let results = match api::search(&index, parameters, caller) {
         Ok(results) => results,
-        Err(error @ indexer::Error::QueryTooLong { .. }) => return Err(usage(error)),
+        Err(error) if error.status_and_code().0.is_client_error() => {
+            if args.json {
+                // Exactly the error body `/v1/search` sends with its 400.
+                let mut json = error.to_json().to_string();
+                json.push('\n');
+                std::io::stdout()
+                    .write_all(json.as_bytes())
+                    .context("cannot write to stdout")?;
+            }
+            return Err(usage(error));
+        }
         Err(error) => return Err(anyhow::Error::new(error).context("search failed")),
     };
     let output = if args.json {
-        // Exactly the body `/v1/search` returns: the server's wire type makes both.
+        // Exactly the body `/v1/search` returns: the server's request check, search and wire
+        // type make both.
         let body = api::wire::SearchBody::from(results);
         let mut json = serde_json::to_string(&body).context("cannot encode the results")?;
         json.push('\n');
         json
     } else {
         let highlight = std::io::stdout().is_terminal().then_some(BOLD);
-        render(&results, request.offset, highlight)
+        render(&results, args.offset, highlight)
     };
     std::io::stdout()
         .write_all(output.as_bytes())

@@ -5,11 +5,12 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::request::Parts;
+use formats::{Access, Format, Verdict};
 use indexer::{Caller, DEFAULT_LIMIT, Filters, MAX_LIMIT, MAX_OFFSET, SearchRequest};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, shorten};
 
 /// The longest query string read, in bytes; a longer one is refused before it is parsed.
 pub(crate) const MAX_QUERY_STRING_BYTES: usize = 16 * 1024;
@@ -18,6 +19,38 @@ pub(crate) const MAX_QUERY_STRING_BYTES: usize = 16 * 1024;
 pub(crate) const MAX_FILTER_VALUES: usize = 50;
 /// The longest filter value, in characters.
 pub(crate) const MAX_FILTER_VALUE_CHARS: usize = 256;
+
+/// A filter whose values are a closed set: `values` lists them (their wire names).
+pub(crate) struct ClosedFilter {
+    /// The parameter.
+    pub(crate) name: &'static str,
+    /// Its allowed values.
+    pub(crate) values: fn() -> Vec<&'static str>,
+}
+
+/// The filters with a closed set of values. Each value given is checked against its set (case
+/// aside, as the index compares them), and an unknown one is a 400 that names the allowed
+/// values, for every front end that takes filters (`/v1/search`, the search page, MCP's
+/// `search_skills`, `/v1/export`, `skillscout search` and `export`). A filter to come with its
+/// own closed set (`risk`) is one more row.
+pub(crate) const CLOSED_FILTERS: [ClosedFilter; 3] = [
+    ClosedFilter {
+        name: "verdict",
+        values: || {
+            let mut values: Vec<&str> = Verdict::ALL.iter().map(|v| v.as_str()).collect();
+            values.push(indexer::ANY_VERDICT);
+            values
+        },
+    },
+    ClosedFilter {
+        name: "access",
+        values: || Access::ALL.iter().map(|access| access.as_str()).collect(),
+    },
+    ClosedFilter {
+        name: "format",
+        values: || Format::ALL.iter().map(|format| format.as_str()).collect(),
+    },
+];
 
 /// `Path<T>` whose rejection is an [`ApiError`] (a 400 `invalid_path`).
 #[derive(Debug, FromRequestParts)]
@@ -166,17 +199,43 @@ impl Params {
     }
 
     /// Returns the exact filters: `type`, `access`, `domain`, `format`, `tag`, `license`,
-    /// `verdict` (none: `valid` and `lenient`; `any`: every verdict).
+    /// `verdict` (none: `valid` and `lenient`; `any`: every verdict). The values of the
+    /// filters with a closed set ([`CLOSED_FILTERS`]) are checked.
     pub(crate) fn filters(&self) -> Result<Filters, ApiError> {
         Ok(Filters {
             capability_type: self.all("type")?,
-            access: self.all("access")?,
+            access: self.closed("access")?,
             domain: self.all("domain")?,
-            format: self.all("format")?,
+            format: self.closed("format")?,
             tag: self.all("tag")?,
             license: self.all("license")?,
-            verdict: self.all("verdict")?,
+            verdict: self.closed("verdict")?,
         })
+    }
+
+    /// Returns every value of the closed filter `name`, each checked against its set.
+    fn closed(&self, name: &str) -> Result<Vec<String>, ApiError> {
+        let values = self.all(name)?;
+        let Some(filter) = CLOSED_FILTERS.iter().find(|filter| filter.name == name) else {
+            return Ok(values);
+        };
+        let allowed = (filter.values)();
+        for value in &values {
+            if !allowed
+                .iter()
+                .any(|known| known.eq_ignore_ascii_case(value))
+            {
+                return Err(ApiError::parameter(
+                    name,
+                    format!(
+                        "unknown {name} {:?}; {name} is one of {}",
+                        shorten(value, 100),
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(values)
     }
 
     /// Returns the `/v1/search` request these parameters describe, run as `caller`.
@@ -225,6 +284,37 @@ mod tests {
             let offset = params.integer("offset", 0, MAX_OFFSET, 0);
             assert!(limit.is_err() || offset.is_err(), "{raw}");
         }
+    }
+
+    #[test]
+    fn closed_filters_refuse_unknown_values_and_name_the_allowed_ones() {
+        let params = Params::parse("verdict=Valid,any&access=PUBLIC&format=mcp-skills").unwrap();
+        let filters = params.filters().unwrap();
+        assert_eq!(filters.verdict, ["Valid", "any"]);
+        for (raw, name) in [
+            ("verdict=vaild", "verdict"),
+            ("access=everyone", "access"),
+            ("format=agent_skills", "format"),
+        ] {
+            let error = Params::parse(raw).unwrap().filters().unwrap_err();
+            let ApiError::InvalidParameter {
+                name: which,
+                message,
+            } = &error
+            else {
+                panic!("{error:?}");
+            };
+            assert_eq!(which, name);
+            assert!(message.contains(" is one of "), "{message}");
+        }
+        let error = Params::parse("verdict=vaild")
+            .unwrap()
+            .filters()
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown verdict \"vaild\"; verdict is one of valid, lenient, invalid, any"
+        );
     }
 
     #[test]

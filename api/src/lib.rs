@@ -92,16 +92,22 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// Answers a search over `index` alone exactly as `GET /v1/search` answers the same query
-/// parameters for `caller`: the parameters are checked alike (a bad one is the same error),
-/// the same access policy applies, and the body is the same (`skillscout search --json`).
+/// parameters for `caller`: the parameters are checked alike (a bad one is the same error)
+/// and the same access policy applies; [`wire::SearchBody`] makes the same body of the
+/// results (`skillscout search --json`).
 pub fn search(
     index: &indexer::SearchIndex,
     parameters: Vec<(String, String)>,
     caller: indexer::Caller,
-) -> Result<wire::SearchBody, ApiError> {
+) -> Result<indexer::SearchResults, ApiError> {
     let request = extract::Params::from_pairs(parameters).search_request(caller)?;
-    let results = directory::visible_search(index, &access::Policy::default(), &request)?;
-    Ok(wire::SearchBody::from(results))
+    directory::visible_search(index, &access::Policy::default(), &request)
+}
+
+/// Returns the exact filters that the query parameters `parameters` name, checked as every
+/// endpoint checks them (`skillscout export`'s flags).
+pub fn filters(parameters: Vec<(String, String)>) -> Result<indexer::Filters, ApiError> {
+    extract::Params::from_pairs(parameters).filters()
 }
 
 /// Serves the directory on `listener` until `shutdown` completes, then stops accepting

@@ -265,3 +265,56 @@ fn search_reads_the_index_while_the_store_is_held() {
     let results = search_json(dir.path(), &["translate"]);
     assert_eq!(results.hits[0].title, "Document Translator");
 }
+
+/// `search --json` prints what `/v1/search` answers for the same parameters, errors included:
+/// the same request check, search and body, whichever front end asks.
+#[test]
+fn search_json_answers_what_v1_search_answers_errors_included() {
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+    let data = dir.path().to_str().unwrap();
+    let server = crate::serve::Running::start(
+        &["serve", "--data", data, "--addr", "127.0.0.1:0"],
+        "listening on ",
+    );
+    let cases: [(&[&str], &str); 6] = [
+        (&["pdf"], "/v1/search?q=pdf&limit=20&offset=0"),
+        (
+            &["--verdict", "any", "--type", "skill", ""],
+            "/v1/search?q=&verdict=any&type=skill&limit=20&offset=0",
+        ),
+        (&["--limit", "0", "pdf"], "/v1/search?q=pdf&limit=0"),
+        (
+            &["--verdict", "vaild", "pdf"],
+            "/v1/search?q=pdf&verdict=vaild",
+        ),
+        (
+            &["--access", "everyone", "pdf"],
+            "/v1/search?q=pdf&access=everyone",
+        ),
+        (
+            &["--format", "skills", "pdf"],
+            "/v1/search?q=pdf&format=skills",
+        ),
+    ];
+    for (args, path) in cases {
+        let output = run_search(dir.path(), &[&["--json"][..], args].concat());
+        let (status, body) = crate::serve::http(server.addr, path, None);
+        let mut printed: serde_json::Value = serde_json::from_str(&stdout(&output))
+            .unwrap_or_else(|error| panic!("{args:?}: {error}: {}", stdout(&output)));
+        let mut answered: serde_json::Value = serde_json::from_str(&body).unwrap();
+        for body in [&mut printed, &mut answered] {
+            if let Some(object) = body.as_object_mut() {
+                object.remove("took_ms");
+            }
+        }
+        assert_eq!(printed, answered, "{args:?} / {path}");
+        if status == 400 {
+            assert_eq!(output.status.code(), Some(2), "{args:?}");
+            assert_eq!(answered["error"]["code"], "invalid_parameter");
+        } else {
+            assert_eq!(status, 200, "{path}: {body}");
+            assert_eq!(output.status.code(), Some(0), "{args:?}");
+        }
+    }
+}

@@ -340,6 +340,9 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format.
+    pub const ALL: [Format; 3] = [Format::AgentSkills, Format::SkillSharing, Format::McpSkills];
+
     /// Returns the wire name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -363,6 +366,9 @@ pub enum Access {
 }
 
 impl Access {
+    /// Every access level, most open first.
+    pub const ALL: [Access; 3] = [Access::Public, Access::Restricted, Access::Private];
+
     /// Returns the wire name.
     pub fn as_str(self) -> &'static str {
         match self {
