@@ -98,7 +98,8 @@ pub(crate) fn to_document(
     doc.add_text(fields.format, skill.format.as_str());
     doc.add_text(fields.verdict, skill.verdict().as_str());
     if let Some(license) = &skill.license {
-        doc.add_text(fields.license, license.trim().to_lowercase());
+        // Counted and filtered under one name (`MIT` and `MIT License` are one licence).
+        doc.add_text(fields.license, formats::license::key(license));
     }
     doc.add_text(fields.record, record);
     let listed = serde_json::to_vec(&Listed::of(skill)).map_err(|error| Error::CorruptRecord {

@@ -71,6 +71,11 @@ impl Filters {
                 .flat_map(|value| value.split(','))
                 .map(|value| value.trim().to_lowercase())
                 .filter(|value| !value.is_empty())
+                // A licence is filtered under the name it is counted under.
+                .map(|value| match dim {
+                    Dim::License => formats::license::key(&value),
+                    _ => value,
+                })
                 .collect();
             values.sort();
             values.dedup();

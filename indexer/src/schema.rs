@@ -9,7 +9,7 @@ use crate::tokenizer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// The schema's version. Bump it whenever the fields, their analysis or the stored record
 /// change: an index written with another version is rebuilt from the crawl store.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Field names, shared by the schema, documents and the collectors that read fast fields.
 pub(crate) mod names {

@@ -1548,7 +1548,12 @@ mod tests {
     #[test]
     fn licences_are_a_facet() {
         let mut records = Vec::new();
-        for (name, license) in [("a", "MIT"), ("b", "mit"), ("c", "Apache-2.0")] {
+        for (name, license) in [
+            ("a", "MIT"),
+            ("b", "mit"),
+            ("c", "Apache-2.0"),
+            ("e", "MIT License"),
+        ] {
             let mut record = skill("l.test", name, name, "A tool.");
             record.license = Some(license.to_owned());
             records.push(record);
@@ -1556,12 +1561,13 @@ mod tests {
         records.push(skill("l.test", "d", "d", "A tool."));
         let index = index_of(&records);
         let results = search(&index, "tool", Caller::Anonymous);
+        // Spellings of one licence are counted under one name.
         assert_eq!(
             results.facets.license.0,
-            [("mit".to_owned(), 2), ("apache-2.0".to_owned(), 1)]
+            [("mit".to_owned(), 3), ("apache-2.0".to_owned(), 1)]
         );
         let mut request = SearchRequest::new("tool", Caller::Anonymous);
-        request.filters.license = vec!["apache-2.0".to_owned()];
+        request.filters.license = vec!["Apache-2.0 License".to_owned()];
         let filtered = index.search(&request).unwrap();
         assert_eq!(ids(&filtered), ["l.test/c"]);
         // A facet applies every filter but its own.

@@ -239,11 +239,21 @@ pub(crate) fn matches_filters(filters: &Filters, skill: &Skill) -> bool {
         && one(&filters.domain, skill.domain.as_str())
         && one(&filters.format, skill.format.as_str())
         && any(&filters.tag, &skill.tags)
-        && any(
-            &filters.license,
-            &skill.license.iter().cloned().collect::<Vec<_>>(),
-        )
+        && licensed(&filters.license, skill.license.as_deref())
         && wanted_verdicts(filters).contains(&skill.verdict())
+}
+
+/// True when no licence is asked for, or the skill's is one of them, compared under the name
+/// a licence is counted under ([`formats::license::key`]), as the index compares them.
+fn licensed(wanted: &[String], license: Option<&str>) -> bool {
+    let wanted = values(wanted);
+    wanted.is_empty()
+        || license.is_some_and(|license| {
+            let key = formats::license::key(license);
+            wanted
+                .iter()
+                .any(|value| formats::license::key(value) == key)
+        })
 }
 
 fn values(raw: &[String]) -> Vec<String> {

@@ -34,8 +34,10 @@ const FILTERS: [(&str, &str); 7] = [
     ("tag", "Tag"),
 ];
 
-/// How many values of a facet are shown.
+/// How many values of a facet are shown, unless the page is asked for more.
 const FACET_VALUES: usize = 12;
+/// The page's own parameter (not one of `/v1/search`): the facets to show whole.
+const MORE: &str = "more";
 
 /// `GET /search?…`: the search page is `/?…`, so a guessed `/search` link is sent there
 /// with its parameters, permanently.
@@ -285,12 +287,18 @@ fn facet(
     label: &str,
 ) -> Markup {
     let on = active(&request.filters, name);
+    let whole = params
+        .pairs()
+        .iter()
+        .any(|(key, value)| key == MORE && value.split(',').any(|facet| facet == name));
+    let shown = if whole { usize::MAX } else { FACET_VALUES };
+    let hidden = counts(results, name).map_or(0, |counts| counts.0.len().saturating_sub(shown));
     let values: Vec<(String, Option<u64>)> = match counts(results, name) {
         Some(counts) => {
             let mut values: Vec<(String, Option<u64>)> = counts
                 .0
                 .iter()
-                .take(FACET_VALUES)
+                .take(shown)
                 .map(|(value, count)| (value.clone(), Some(*count)))
                 .collect();
             for value in &on {
@@ -319,6 +327,11 @@ fn facet(
                         @if let Some(count) = count { span.count { (count) } }
                     }
                 }
+            }
+            @if hidden > 0 {
+                li.more { a href=(toggle_link(params, MORE, name)) data-live { (hidden) " more" } }
+            } @else if whole && counts(results, name).is_some_and(|counts| counts.0.len() > FACET_VALUES) {
+                li.more { a href=(toggle_link(params, MORE, name)) data-live { "Fewer" } }
             }
         }
     }
@@ -381,7 +394,49 @@ pub(crate) fn verdict_name(verdict: Verdict) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use indexer::{Caller, Facets};
+
     use super::*;
+
+    /// A search answer whose publisher facet has `domains` values.
+    fn results_with_publishers(domains: usize) -> SearchResults {
+        let facets = Facets {
+            domain: FacetCounts(
+                (0..domains)
+                    .map(|n| (format!("publisher-{n:02}.test"), 100 - n as u64))
+                    .collect(),
+            ),
+            ..Facets::default()
+        };
+        SearchResults {
+            query: String::new(),
+            total: 0,
+            hits: Vec::new(),
+            facets,
+            took_ms: 0,
+        }
+    }
+
+    #[test]
+    fn a_facet_with_more_values_than_it_shows_links_to_the_rest() {
+        let results = results_with_publishers(24);
+        let params = Params::parse("q=pdf").unwrap();
+        let request = params.search_request(Caller::Anonymous).unwrap();
+        let html = facet(&params, &request, &results, "domain", "Publisher").into_string();
+        assert_eq!(html.matches("class=\"count\"").count(), FACET_VALUES);
+        assert!(html.contains("href=\"/?q=pdf&amp;more=domain\""), "{html}");
+        assert!(html.contains("12 more"), "{html}");
+
+        let params = Params::parse("q=pdf&more=domain").unwrap();
+        let html = facet(&params, &request, &results, "domain", "Publisher").into_string();
+        assert_eq!(html.matches("class=\"count\"").count(), 24);
+        assert!(html.contains(">Fewer<"), "{html}");
+        assert!(html.contains("href=\"/?q=pdf\""), "{html}");
+
+        let few = results_with_publishers(5);
+        let html = facet(&params, &request, &few, "domain", "Publisher").into_string();
+        assert!(!html.contains("class=\"more\""), "{html}");
+    }
 
     #[test]
     fn facet_links_toggle_values_and_reset_the_offset() {

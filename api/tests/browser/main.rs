@@ -357,6 +357,17 @@ async fn a_filter_changes_the_counts(client: &Client, base: &str) {
     )
     .await;
     assert_eq!(total_after, facet_count, "the total is the facet's count");
+    // A count is one line, however long its value, at any width.
+    for width in [1280, 390] {
+        client.set_window_size(width, 900).await.unwrap();
+        let wrapped = eval(
+            client,
+            "return Array.from(document.querySelectorAll('#results aside .count')).filter(c => c.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(c).lineHeight || '20')).map(c => c.textContent)",
+        )
+        .await;
+        assert_eq!(wrapped, json!([]), "counts wrapped at {width} px");
+    }
+    client.set_window_size(1280, 1000).await.unwrap();
     assert_ne!(total_after, total_before, "the counts changed");
     let current = eval(
         client,

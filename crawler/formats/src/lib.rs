@@ -35,6 +35,7 @@
 //!   crawl report share.
 //! - [`health`]: the publisher's health report (checks, score, which agent clients install
 //!   from the origin) over what a crawl of a site found.
+//! - [`license`]: the one name a published licence is counted and filtered under.
 //! - [`normalize`]: index entry + fetched artifact -> [`Skill`] (and an MCP listing entry +
 //!   the files read for it).
 //! - [`site`]: the pipeline over one site (probes, indexes, artifacts, records) as a sans-IO
@@ -56,6 +57,7 @@ pub mod archive;
 pub mod diagnostic;
 pub mod health;
 pub mod index;
+pub mod license;
 pub mod mcp;
 pub mod normalize;
 pub mod robots;
