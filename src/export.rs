@@ -9,7 +9,7 @@ use std::io::{IsTerminal, Write as _};
 use std::path::Path;
 
 use anyhow::Context;
-use api::export::{ExportError, ExportProgress, ExportRequest};
+use api::export::{ExportProgress, ExportRequest};
 use api::{AppState, ServeConfig, Tokens};
 use indexer::{Caller, SearchIndex};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -65,7 +65,7 @@ pub(crate) fn run(
     progress.finish();
     let manifest = match exported {
         Ok(manifest) => manifest,
-        Err(error @ ExportError::Usage(_)) => return Err(usage(error)),
+        Err(error) if error.is_usage() => return Err(usage(error)),
         Err(error) => return Err(anyhow::Error::new(error).context("the export failed")),
     };
     for renamed in &manifest.renamed {

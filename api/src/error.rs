@@ -99,6 +99,15 @@ impl ApiError {
         }
     }
 
+    /// Returns what went wrong in full, for a log or a terminal: the detail of an internal
+    /// error (which [`ApiError::public_message`] never sends), the message otherwise.
+    pub fn detail(&self) -> String {
+        match self {
+            ApiError::Internal(detail) => detail.clone(),
+            other => other.to_string(),
+        }
+    }
+
     /// Returns the JSON body sent with this error: `{"error": {"code", "message"}}`.
     pub fn to_json(&self) -> serde_json::Value {
         let (_, code) = self.status_and_code();

@@ -34,7 +34,7 @@ mod naming;
 mod sink;
 
 use std::io::{self, Seek, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use formats::{Digest, Skill, SkillId};
@@ -46,6 +46,7 @@ use time::OffsetDateTime;
 pub use manifest::{
     ExportedSkill, FileRecord, LeftOut, MANIFEST, Manifest, Missing, Removed, Renamed, Summary,
 };
+pub use sink::PublishError;
 pub(crate) use sink::{Sink, TarSink};
 
 use crate::directory::Directory;
@@ -55,7 +56,7 @@ use crate::directory::well_known;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::wire::RecordView;
-use sink::{DirSink, PublishError, Target, publish_atomically};
+use sink::{DirSink, Target, publish_atomically};
 
 /// The file of the `jsonl` layout.
 pub const JSONL_FILE: &str = "skills.jsonl";
@@ -150,48 +151,48 @@ impl ExportProgress for NoProgress {
     fn advanced(&self) {}
 }
 
-/// Why an export failed.
+/// Why an export failed; nothing was left behind.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    /// The export cannot be made as asked (an existing target without `force`, a query over
-    /// the length limit, a bad filter): change the request.
-    #[error("{0}")]
-    Usage(String),
-    /// The export failed (the store, the index or the disk); nothing was left behind.
-    #[error("{0}")]
-    Failed(String),
+    /// The request cannot be answered as asked (a bad filter, a query over the length limit):
+    /// change it.
+    #[error(transparent)]
+    Request(ApiError),
+    /// The export could not be put in place (see [`PublishError`]).
+    #[error(transparent)]
+    Publish(#[from] PublishError),
+    /// Reading what the export holds failed (the crawl store, the index or the blob store).
+    #[error("cannot read what the export holds: {}", .0.detail())]
+    Read(ApiError),
+    /// Writing the export failed.
+    #[error("cannot write {}", .path.display())]
+    Write {
+        /// The file being written.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl ExportError {
+    /// Returns true when the request is at fault (change it), not the directory or the disk.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            ExportError::Request(_) | ExportError::Publish(PublishError::Exists(_))
+        )
+    }
 }
 
 impl From<ApiError> for ExportError {
     fn from(error: ApiError) -> ExportError {
-        match error {
-            ApiError::Internal(detail) => ExportError::Failed(detail),
-            other if other.status_and_code().0.is_client_error() => {
-                ExportError::Usage(other.to_string())
-            }
-            other => ExportError::Failed(other.to_string()),
+        if error.status_and_code().0.is_client_error() {
+            ExportError::Request(error)
+        } else {
+            ExportError::Read(error)
         }
     }
-}
-
-impl From<PublishError> for ExportError {
-    fn from(error: PublishError) -> ExportError {
-        match error {
-            PublishError::Exists(_) => ExportError::Usage(error.to_string()),
-            other => ExportError::Failed(error_chain(&other)),
-        }
-    }
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// Writes the export of `request` to `out` (blocking): a folder, or with `archive` one
@@ -223,12 +224,12 @@ pub fn export_to_path(
         Target::Folder
     };
     let manifest = publish_atomically(out, force, target, |temporary| {
-        let failed = |error: ApiError| match ExportError::from(error) {
-            ExportError::Usage(message) | ExportError::Failed(message) => message,
+        let failed = |source: io::Error| ExportError::Write {
+            path: temporary.to_owned(),
+            source,
         };
         if archive {
-            let file = std::fs::File::create(temporary)
-                .map_err(|error| format!("cannot create {}: {error}", temporary.display()))?;
+            let file = std::fs::File::create(temporary).map_err(failed)?;
             let mut sink = TarSink::new(io::BufWriter::new(file), unix_time(now));
             let manifest = write(
                 directory,
@@ -238,13 +239,12 @@ pub fn export_to_path(
                 &spool,
                 now,
                 progress,
-            )
-            .map_err(failed)?;
+            )?;
             let finished = sink
                 .finish()
                 .and_then(|writer| writer.into_inner().map_err(io::IntoInnerError::into_error))
                 .and_then(|file| file.sync_all());
-            finished.map_err(|error| format!("cannot write {}: {error}", temporary.display()))?;
+            finished.map_err(failed)?;
             Ok(manifest)
         } else {
             let mut sink = DirSink::new(temporary);
@@ -257,7 +257,7 @@ pub fn export_to_path(
                 now,
                 progress,
             )
-            .map_err(failed)
+            .map_err(ExportError::from)
         }
     })?;
     Ok(manifest)

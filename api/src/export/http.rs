@@ -116,11 +116,7 @@ pub(crate) async fn export(
             Ok(()) => {}
             Err(error) => {
                 // The status line is sent: the client sees the body end early.
-                let detail = match &error {
-                    ApiError::Internal(detail) => detail.clone(),
-                    other => other.to_string(),
-                };
-                tracing::warn!(error = %detail, "export stopped before its end");
+                tracing::warn!(error = %error.detail(), "export stopped before its end");
                 body.fail(io::Error::other("the export failed"));
             }
         }

@@ -126,9 +126,6 @@ pub enum PublishError {
     /// The target exists and replacing it was not asked for.
     #[error("{} exists; use --force to replace it", .0.display())]
     Exists(PathBuf),
-    /// The export failed; nothing was left behind.
-    #[error("{0}")]
-    Build(String),
     /// A file system operation failed; nothing was left behind.
     #[error("{what} {}", path.display())]
     Io {
@@ -154,16 +151,17 @@ pub(crate) enum Target {
 /// Builds an export at `out` atomically: `build` writes into a temporary path beside `out`
 /// (same file system), which is renamed to `out` only when it succeeded; on failure the
 /// temporary path is removed, so a failed export leaves nothing. An existing `out` is refused
-/// unless `force`, and then replaced only once the new export is complete.
-pub(crate) fn publish_atomically<T>(
+/// unless `force`, and then replaced only once the new export is complete. `build`'s own error
+/// is returned as it is.
+pub(crate) fn publish_atomically<T, E: From<PublishError>>(
     out: &Path,
     force: bool,
     target: Target,
-    build: impl FnOnce(&Path) -> Result<T, String>,
-) -> Result<T, PublishError> {
+    build: impl FnOnce(&Path) -> Result<T, E>,
+) -> Result<T, E> {
     let exists = out.symlink_metadata().is_ok();
     if exists && !force {
-        return Err(PublishError::Exists(out.to_owned()));
+        return Err(PublishError::Exists(out.to_owned()).into());
     }
     let name = out
         .file_name()
@@ -185,22 +183,22 @@ pub(crate) fn publish_atomically<T>(
     }
     let value = match build(&temporary) {
         Ok(value) => value,
-        Err(message) => {
+        Err(error) => {
             remove(&temporary);
-            return Err(PublishError::Build(message));
+            return Err(error);
         }
     };
     let old = parent.join(format!(".{name}.old-{}", std::process::id()));
     if exists && let Err(error) = fs::rename(out, &old) {
         remove(&temporary);
-        return Err(io("cannot move aside", out)(error));
+        return Err(io("cannot move aside", out)(error).into());
     }
     if let Err(error) = fs::rename(&temporary, out) {
         remove(&temporary);
         if exists {
             let _ = fs::rename(&old, out);
         }
-        return Err(io("cannot rename into place", out)(error));
+        return Err(io("cannot rename into place", out)(error).into());
     }
     if exists {
         remove(&old);
@@ -225,29 +223,50 @@ fn remove(path: &Path) {
 mod tests {
     use super::*;
 
+    /// A build's own error, or the publishing's.
+    #[derive(Debug)]
+    enum Failed {
+        Build,
+        Publish(PublishError),
+    }
+
+    impl From<PublishError> for Failed {
+        fn from(error: PublishError) -> Failed {
+            Failed::Publish(error)
+        }
+    }
+
+    fn written(result: std::io::Result<()>) -> Result<(), Failed> {
+        result.map_err(|_| Failed::Build)
+    }
+
     #[test]
     fn a_failed_build_leaves_nothing_and_an_existing_target_is_kept() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
         let failed = publish_atomically(&out, false, Target::Folder, |tmp| {
             fs::write(tmp.join("half"), b"x").unwrap();
-            Err::<(), _>("boom".to_owned())
+            Err::<(), _>(Failed::Build)
         });
-        assert!(matches!(failed, Err(PublishError::Build(_))));
+        assert!(matches!(failed, Err(Failed::Build)));
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 
         publish_atomically(&out, false, Target::Folder, |tmp| {
-            fs::write(tmp.join("a"), b"1").map_err(|e| e.to_string())
+            written(fs::write(tmp.join("a"), b"1"))
         })
         .unwrap();
-        let refused = publish_atomically(&out, false, Target::Folder, |_| Ok(()));
-        assert!(matches!(refused, Err(PublishError::Exists(_))));
-        let failed = publish_atomically(&out, true, Target::Folder, |_| Err::<(), _>("x".into()));
+        let refused = publish_atomically(&out, false, Target::Folder, |_| Ok::<(), Failed>(()));
+        assert!(matches!(
+            refused,
+            Err(Failed::Publish(PublishError::Exists(_)))
+        ));
+        let failed =
+            publish_atomically(&out, true, Target::Folder, |_| Err::<(), _>(Failed::Build));
         assert!(failed.is_err());
         assert_eq!(fs::read(out.join("a")).unwrap(), b"1");
 
         publish_atomically(&out, true, Target::Folder, |tmp| {
-            fs::write(tmp.join("b"), b"2").map_err(|e| e.to_string())
+            written(fs::write(tmp.join("b"), b"2"))
         })
         .unwrap();
         assert!(!out.join("a").exists());

@@ -146,7 +146,10 @@ fn an_existing_target_is_refused_and_a_failed_export_leaves_nothing() {
         false,
         &NoProgress,
     );
-    assert!(matches!(refused, Err(ExportError::Usage(_))), "{refused:?}");
+    assert!(
+        matches!(&refused, Err(error @ ExportError::Publish(_)) if error.is_usage()),
+        "{refused:?}"
+    );
     assert_eq!(std::fs::read(out.join("keep")).unwrap(), b"mine");
 
     // A query over the index's limit fails before anything is written.
@@ -160,7 +163,7 @@ fn an_existing_target_is_refused_and_a_failed_export_leaves_nothing() {
         false,
         &NoProgress,
     );
-    assert!(matches!(failed, Err(ExportError::Usage(_))), "{failed:?}");
+    assert!(matches!(failed, Err(ExportError::Request(_))), "{failed:?}");
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|entry| entry.unwrap().file_name())
@@ -210,7 +213,10 @@ fn an_export_that_fails_midway_leaves_nothing() {
             false,
             &NoProgress,
         );
-        assert!(matches!(failed, Err(ExportError::Failed(_))), "{failed:?}");
+        assert!(
+            matches!(&failed, Err(error @ ExportError::Read(_)) if !error.is_usage()),
+            "{failed:?}"
+        );
         assert_eq!(std::fs::read_dir(&exports).unwrap().count(), 0);
     }
 }
