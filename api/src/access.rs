@@ -2,7 +2,7 @@
 //!
 //! [`Policy::allows`] is the one place the rule is decided. Every endpoint, page and protocol
 //! view asks it for each record it lists or shows, and for each crawl error or diagnostic
-//! that concerns a record (through [`AppState::may_see`](crate::state::AppState::may_see)):
+//! that concerns a record (through the read model, `directory`, the only code that asks it):
 //! search hits, records, descriptors, files, changes, the domains' errors and diagnostics,
 //! the skill-sharing index and registry, the JSON-RPC methods and the web pages.
 //!

@@ -148,7 +148,7 @@ pub(crate) fn not_found_page() -> Response {
     WebError(ApiError::NotFound("there is no page here".to_owned())).into_response()
 }
 
-/// The page a browser gets when the server sheds its request (see `routes::shed_load`): a
+/// The page a browser gets when the server sheds its request (see `router::shed_load`): a
 /// 503 with `Retry-After`, like the JSON answer, that says what to do.
 pub(crate) fn overloaded_page() -> Response {
     let body = html! {
