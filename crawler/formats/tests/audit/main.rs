@@ -1,0 +1,4 @@
+//! The safety audit from outside the crate: the sample skills (a true positive and a near miss
+//! for every rule).
+
+mod samples;
