@@ -156,9 +156,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         packer: regex(
             r"eval\s*\(\s*function\s*\(\s*p\s*,\s*a\s*,\s*c\s*,\s*k\s*,\s*e\s*,\s*[rd]\s*\)",
         ),
-        obfuscator_name: regex(r"\b_0x[0-9a-f]{4,6}\b"),
+        obfuscator_name: regex(r"(?-u:\b)_0x[0-9a-f]{4,6}(?-u:\b)"),
         powershell: regex(
-            r"(?i)(?:\[char\]\s*\d{2,3}\s*\+\s*){4,}|-join\s*\(\s*\[char\[\]\]|\(\s*'(?:\{\d\}){3,}'\s*-f\b|(?:[a-z]`){3,}[a-z]",
+            r"(?i)(?:\[char\]\s*\d{2,3}\s*\+\s*){4,}|-join\s*\(\s*\[char\[\]\]|\(\s*'(?:\{\d\}){3,}'\s*-f(?-u:\b)|(?:[a-z]`){3,}[a-z]",
         ),
     }
 });

@@ -24,17 +24,17 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Patterns {
         network_use: regex(
-            r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c)\b|\brequests\.(?:get|post|put|patch|delete|request|session)\b|\bhttpx\.|\burllib\.request\b|\burlopen\s*\(|(?:^|[^.\w])fetch\s*\(|\baxios\b|\bhttp\.client\b|\baiohttp\b|\bsocket\.(?:socket|create_connection)\b|\bnew\s+websocket\b|\bnet/http\b",
+            r"(?i)(?-u:\b)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c)(?-u:\b)|(?-u:\b)requests\.(?:get|post|put|patch|delete|request|session)(?-u:\b)|(?-u:\b)httpx\.|(?-u:\b)urllib\.request(?-u:\b)|(?-u:\b)urlopen\s*\(|(?:^|[^.\w])fetch\s*\(|(?-u:\b)axios(?-u:\b)|(?-u:\b)http\.client(?-u:\b)|(?-u:\b)aiohttp(?-u:\b)|(?-u:\b)socket\.(?:socket|create_connection)(?-u:\b)|(?-u:\b)new\s+websocket(?-u:\b)|(?-u:\b)net/http(?-u:\b)",
         ),
         url: regex(r"(?i)https?://"),
         says_network: regex(
-            r"(?i)\b(?:apis?|https?|urls?|web|websites?|online|internet|network\w*|fetch\w*|download\w*|upload\w*|remote|cloud|servers?|services?|endpoints?|requests?|webhooks?|sync\w*|integrat\w*|connect\w*|search\w*|brows\w*|scrap\w*|crawl\w*|rest|graphql|oauth|saas|mcp|publish\w*|deploy\w*|host\w*|platforms?|github|gitlab|slack|notion|jira|linear|sentry|stripe|aws|gcp|azure|vercel|cloudflare|supabase|firebase|openai|anthropic|email\w*|send\w*|post\w*|shar\w*|retriev\w*|lookup|look up|query|queries|account\w*|registry|package\w*|install\w*)\b|\w\.(?:com|io|dev|org|net|ai|app)\b",
+            r"(?i)(?-u:\b)(?:apis?|https?|urls?|web|websites?|online|internet|network\w*|fetch\w*|download\w*|upload\w*|remote|cloud|servers?|services?|endpoints?|requests?|webhooks?|sync\w*|integrat\w*|connect\w*|search\w*|brows\w*|scrap\w*|crawl\w*|rest|graphql|oauth|saas|mcp|publish\w*|deploy\w*|host\w*|platforms?|github|gitlab|slack|notion|jira|linear|sentry|stripe|aws|gcp|azure|vercel|cloudflare|supabase|firebase|openai|anthropic|email\w*|send\w*|post\w*|shar\w*|retriev\w*|lookup|look up|query|queries|account\w*|registry|package\w*|install\w*)(?-u:\b)|\w\.(?:com|io|dev|org|net|ai|app)(?-u:\b)",
         ),
         says_shell: regex(
-            r"(?i)\b(?:commands?|cli|terminal|shell|bash|zsh|powershell|scripts?|run\w*|execut\w*|install\w*|build\w*|compil\w*|tests?|testing|git|npm|npx|pip|uv|cargo|docker|kubectl|automat\w*|deploy\w*|lint\w*|format\w*|setup|set up|configur\w*|generat\w*|convert\w*|process\w*|analy[sz]\w*|debug\w*|migrat\w*|benchmark\w*|profil\w*|manag\w*|creat\w*)\b",
+            r"(?i)(?-u:\b)(?:commands?|cli|terminal|shell|bash|zsh|powershell|scripts?|run\w*|execut\w*|install\w*|build\w*|compil\w*|tests?|testing|git|npm|npx|pip|uv|cargo|docker|kubectl|automat\w*|deploy\w*|lint\w*|format\w*|setup|set up|configur\w*|generat\w*|convert\w*|process\w*|analy[sz]\w*|debug\w*|migrat\w*|benchmark\w*|profil\w*|manag\w*|creat\w*)(?-u:\b)",
         ),
         says_secrets: regex(
-            r"(?i)\b(?:credential\w*|password\w*|passphrase|secrets?|tokens?|keys?|auth\w*|login|sign in|ssh|keychain|wallet\w*|certificat\w*|vault|env|environment|security|audit\w*|forensic\w*|incident\w*|cloud|aws|gcp|azure|kubernetes|kube\w*)\b",
+            r"(?i)(?-u:\b)(?:credential\w*|password\w*|passphrase|secrets?|tokens?|keys?|auth\w*|login|sign in|ssh|keychain|wallet\w*|certificat\w*|vault|env|environment|security|audit\w*|forensic\w*|incident\w*|cloud|aws|gcp|azure|kubernetes|kube\w*)(?-u:\b)",
         ),
     }
 });

@@ -14,7 +14,7 @@ use super::{Hit, Rule, Severity, Sink};
 /// Commands and calls that download.
 pub(crate) static FETCHER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(curl|wget|iwr|invoke-webrequest|invoke-restmethod|downloadfile|urlretrieve|aria2c|certutil|bitsadmin|start-bitstransfer)\b",
+        r"(?i)(?-u:\b)(curl|wget|iwr|invoke-webrequest|invoke-restmethod|downloadfile|urlretrieve|aria2c|certutil|bitsadmin|start-bitstransfer)(?-u:\b)",
     )
     .expect("the pattern is valid")
 });
@@ -31,8 +31,10 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         executable_link: regex(
             r"(?i)https?://[^\s`'\x22<>)]+\.(exe|scr|bat|cmd|ps1|vbs|vbe|jar|appimage|run|bin|apk|msi|dmg|pkg|deb|rpm|zip|rar|7z)(?:[?#][^\s`'\x22<>)]*)?(?:$|[\s`'\x22<>)\],.;:!])",
         ),
-        run_word: regex(r"(?i)\b(?:run|execute|launch|open|install|double[- ]click|start)\b"),
-        download_word: regex(r"(?i)\bdownload\b"),
+        run_word: regex(
+            r"(?i)(?-u:\b)(?:run|execute|launch|open|install|double[- ]click|start)(?-u:\b)",
+        ),
+        download_word: regex(r"(?i)(?-u:\b)download(?-u:\b)"),
     }
 });
 

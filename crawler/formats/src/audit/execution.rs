@@ -32,94 +32,100 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let interpreters = r"(?:bash|sh|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|php|pwsh|powershell(?:\.exe)?|iex|invoke-expression|source)";
     Patterns {
         gate: regex(
-            r"(?i)curl|wget|iwr|irm|invoke-|webclient|eval|exec|function|base64|xxd|printf|powershell|pwsh|/dev/tcp|/dev/udp|\bnc\b|ncat|netcat|socat|mkfifo|socket|fsockopen|password|passcode|\bpass\b|\bpwd\b|\bpw\b|unzip|7z|unrar|download|urlretrieve|aria2c|certutil|bitsadmin|mshta|regsvr32|rundll32|msiexec|://",
+            r"(?i)curl|wget|iwr|irm|invoke-|webclient|eval|exec|function|base64|xxd|printf|powershell|pwsh|/dev/tcp|/dev/udp|(?-u:\b)nc(?-u:\b)|ncat|netcat|socat|mkfifo|socket|fsockopen|password|passcode|(?-u:\b)pass(?-u:\b)|(?-u:\b)pwd(?-u:\b)|(?-u:\b)pw(?-u:\b)|unzip|7z|unrar|download|urlretrieve|aria2c|certutil|bitsadmin|mshta|regsvr32|rundll32|msiexec|://",
         ),
         pipe: regex(&format!(
-            r"(?i)\b(curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c)\b[^;\n]*?\|\s*(?:sudo\s+(?:-[a-z]+\s+)*)?(?:env\s+(?:[a-z_][a-z0-9_]*=\S*\s+)*)?({interpreters})\b(\s+-[a-z]+)?"
+            r"(?i)(?-u:\b)(curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+(?:-[a-z]+\s+)*)?(?:env\s+(?:[a-z_][a-z0-9_]*=\S*\s+)*)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
         )),
         substitution: vec![
             regex(
-                r"(?i)(?:\b(?:bash|sh|zsh|dash|ksh|source)|(?:^|[;&|(\s])\.)\s+<\(\s*(curl|wget)\b",
+                r"(?i)(?:(?-u:\b)(?:bash|sh|zsh|dash|ksh|source)|(?:^|[;&|(\s])\.)\s+<\(\s*(curl|wget)(?-u:\b)",
             ),
             regex(
-                r#"(?i)\b(?:bash|sh|zsh|dash|ksh|python[0-9.]*|perl|ruby|node|php)\s+(?:-[a-z]+\s+)*-[ce]\s+["']?(?:\$\(|`)\s*(curl|wget)\b"#,
+                r#"(?i)(?-u:\b)(?:bash|sh|zsh|dash|ksh|python[0-9.]*|perl|ruby|node|php)\s+(?:-[a-z]+\s+)*-[ce]\s+["']?(?:\$\(|`)\s*(curl|wget)(?-u:\b)"#,
             ),
         ],
         powershell: vec![
             regex(
-                r"(?i)\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(\s*)?(iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|new-object\s+(?:system\.)?net\.webclient)\b",
+                r"(?i)(?-u:\b)(?:iex|invoke-expression)(?-u:\b)\s*\(?\s*(?:\(\s*)?(iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|new-object\s+(?:system\.)?net\.webclient)(?-u:\b)",
             ),
             regex(
-                r"(?i)(\.downloadstring)\s*\([^\n]*?\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*?(\.downloadstring)\s*\(",
+                r"(?i)(\.downloadstring)\s*\([^\n]*?(?-u:\b)(?:iex|invoke-expression)(?-u:\b)|(?-u:\b)(?:iex|invoke-expression)(?-u:\b)[^\n]*?(\.downloadstring)\s*\(",
             ),
         ],
         eval_remote: vec![
             // Windows programs that fetch and run a script themselves.
             regex(
-                r#"(?i)\b(mshta|regsvr32|rundll32|msiexec)(?:\.exe)?\s+(?:[/-][^\s:]+\s+)*["']?(?:/i:)?https?://"#,
+                r#"(?i)(?-u:\b)(mshta|regsvr32|rundll32|msiexec)(?:\.exe)?\s+(?:[/-][^\s:]+\s+)*["']?(?:/i:)?https?://"#,
             ),
-            regex(r#"(?i)\beval\s+["']?(?:\$\(|`)\s*(curl|wget)\b"#),
+            regex(r#"(?i)(?-u:\b)eval\s+["']?(?:\$\(|`)\s*(curl|wget)(?-u:\b)"#),
             regex(
-                r"(?i)\b(?:exec|eval)\s*\([^;\n]{0,80}?\b(requests\.get|httpx\.get|urlopen|urllib\.request\.urlopen|urllib2\.urlopen)\s*\(",
-            ),
-            regex(
-                r"(?i)\b(?:eval|new\s+function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?(fetch|axios(?:\.get)?|got|https?\.get)\s*\(",
+                r"(?i)(?-u:\b)(?:exec|eval)\s*\([^;\n]{0,80}?(?-u:\b)(requests\.get|httpx\.get|urlopen|urllib\.request\.urlopen|urllib2\.urlopen)\s*\(",
             ),
             regex(
-                r"(?i)\beval\s*\(?\s*((?:uri\.)?open|net::http\.get)\s*\(\s*(?:uri\s*\(\s*)?[\x22']https?:",
+                r"(?i)(?-u:\b)(?:eval|new\s+function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?(fetch|axios(?:\.get)?|got|https?\.get)\s*\(",
             ),
-            regex(r"(?i)\beval\s*\(\s*(file_get_contents)\s*\(\s*[\x22']https?:"),
+            regex(
+                r"(?i)(?-u:\b)eval\s*\(?\s*((?:uri\.)?open|net::http\.get)\s*\(\s*(?:uri\s*\(\s*)?[\x22']https?:",
+            ),
+            regex(r"(?i)(?-u:\b)eval\s*\(\s*(file_get_contents)\s*\(\s*[\x22']https?:"),
         ],
         decode: vec![
             regex(&format!(
-                r"(?i)\bbase64\s+(?:-[a-z]*d[a-z]*|--decode)\b[^;\n]*?\|\s*(?:sudo\s+)?{interpreters}\b(\s+-[a-z]+)?"
+                r"(?i)(?-u:\b)base64\s+(?:-[a-z]*d[a-z]*|--decode)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+)?{interpreters}(?-u:\b)(\s+-[a-z]+)?"
             )),
             regex(
-                r#"(?i)\b(?:bash|sh|zsh|eval|source)\s+(?:-c\s+)?["']?\$\([^)]*\bbase64\s+(?:-[a-z]*d[a-z]*|--decode)\b"#,
+                r#"(?i)(?-u:\b)(?:bash|sh|zsh|eval|source)\s+(?:-c\s+)?["']?\$\([^)]*(?-u:\b)base64\s+(?:-[a-z]*d[a-z]*|--decode)(?-u:\b)"#,
             ),
             regex(
-                r"(?i)\b(?:xxd\s+-r|openssl\s+(?:enc\s+)?-?base64\s+-d)[^;\n]*?\|\s*(?:bash|sh|zsh|python[0-9.]*)\b",
-            ),
-            regex(r#"(?i)\bprintf\s+["']?(?:\\x[0-9a-f]{2}){4,}[^;\n]*?\|\s*(?:bash|sh|zsh)\b"#),
-            regex(
-                r#"(?i)\b(?:exec|eval)\s*\(\s*(?:compile\s*\(\s*)?(?:base64\.(?:b64decode|b32decode|b16decode|decodebytes|urlsafe_b64decode)|zlib\.decompress|marshal\.loads|bytes\.fromhex|codecs\.decode|binascii\.(?:unhexlify|a2b_base64)|__import__\s*\(\s*["'](?:base64|zlib|marshal|codecs))"#,
+                r"(?i)(?-u:\b)(?:xxd\s+-r|openssl\s+(?:enc\s+)?-?base64\s+-d)[^;\n]*?\|\s*(?:bash|sh|zsh|python[0-9.]*)(?-u:\b)",
             ),
             regex(
-                r"(?i)\b(?:eval|new\s+function|settimeout|setinterval)\s*\(\s*(?:atob|buffer\.from|unescape|decodeuricomponent|string\.fromcharcode)\s*\(",
+                r#"(?i)(?-u:\b)printf\s+["']?(?:\\x[0-9a-f]{2}){4,}[^;\n]*?\|\s*(?:bash|sh|zsh)(?-u:\b)"#,
             ),
             regex(
-                r#"(?i)\b(?:powershell|pwsh)(?:\.exe)?\b[^;\n|]*?\s-(?:e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedcommand)\s+["']?[a-z0-9+/]{16,}={0,2}"#,
+                r#"(?i)(?-u:\b)(?:exec|eval)\s*\(\s*(?:compile\s*\(\s*)?(?:base64\.(?:b64decode|b32decode|b16decode|decodebytes|urlsafe_b64decode)|zlib\.decompress|marshal\.loads|bytes\.fromhex|codecs\.decode|binascii\.(?:unhexlify|a2b_base64)|__import__\s*\(\s*["'](?:base64|zlib|marshal|codecs))"#,
             ),
             regex(
-                r"(?i)\b(?:iex|invoke-expression)\b[^;\n]*?frombase64string|frombase64string[^;\n]*?\b(?:iex|invoke-expression)\b",
+                r"(?i)(?-u:\b)(?:eval|new\s+function|settimeout|setinterval)\s*\(\s*(?:atob|buffer\.from|unescape|decodeuricomponent|string\.fromcharcode)\s*\(",
+            ),
+            regex(
+                r#"(?i)(?-u:\b)(?:powershell|pwsh)(?:\.exe)?(?-u:\b)[^;\n|]*?\s-(?:e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedcommand)\s+["']?[a-z0-9+/]{16,}={0,2}"#,
+            ),
+            regex(
+                r"(?i)(?-u:\b)(?:iex|invoke-expression)(?-u:\b)[^;\n]*?frombase64string|frombase64string[^;\n]*?(?-u:\b)(?:iex|invoke-expression)(?-u:\b)",
             ),
         ],
         reverse_shell: vec![
-            regex(r"(?i)\b(?:ba|z)?sh\s+-i\s*[0-9]*>&\s*/dev/(?:tcp|udp)/"),
+            regex(r"(?i)(?-u:\b)(?:ba|z)?sh\s+-i\s*[0-9]*>&\s*/dev/(?:tcp|udp)/"),
             regex(r"(?i)/dev/(?:tcp|udp)/[^\s/]+/\d+\s*0>&1"),
-            regex(r"(?i)\bexec\s+\d+<>\s*/dev/(?:tcp|udp)/"),
+            regex(r"(?i)(?-u:\b)exec\s+\d+<>\s*/dev/(?:tcp|udp)/"),
             regex(
-                r"(?i)\b(?:nc|ncat|netcat)\b[^;\n|]*?\s-[a-z]*[ec]\s+/?(?:bin/|usr/bin/)?(?:ba|z|da)?sh\b",
+                r"(?i)(?-u:\b)(?:nc|ncat|netcat)(?-u:\b)[^;\n|]*?\s-[a-z]*[ec]\s+/?(?:bin/|usr/bin/)?(?:ba|z|da)?sh(?-u:\b)",
             ),
-            regex(r"(?i)\b(?:nc|ncat|netcat)\b[^;\n]*?\|\s*/bin/(?:ba|z)?sh\b"),
-            regex(r"(?i)\bmkfifo\b.*\b(?:nc|ncat|netcat|telnet)\b"),
-            regex(r"(?i)\bsocat\b.*\bexec:.*\b(?:ba|z)?sh\b"),
+            regex(r"(?i)(?-u:\b)(?:nc|ncat|netcat)(?-u:\b)[^;\n]*?\|\s*/bin/(?:ba|z)?sh(?-u:\b)"),
+            regex(r"(?i)(?-u:\b)mkfifo(?-u:\b).*(?-u:\b)(?:nc|ncat|netcat|telnet)(?-u:\b)"),
+            regex(r"(?i)(?-u:\b)socat(?-u:\b).*(?-u:\b)exec:.*(?-u:\b)(?:ba|z)?sh(?-u:\b)"),
             regex(
-                r"(?i)\bsocket\b.*\bconnect\b.*(?:\bdup2\b|\bpty\.spawn\b|\bsubprocess\b|/bin/(?:ba)?sh\b)",
+                r"(?i)(?-u:\b)socket(?-u:\b).*(?-u:\b)connect(?-u:\b).*(?:(?-u:\b)dup2(?-u:\b)|(?-u:\b)pty\.spawn(?-u:\b)|(?-u:\b)subprocess(?-u:\b)|/bin/(?:ba)?sh(?-u:\b))",
             ),
-            regex(r"(?i)\bnew-object\s+(?:system\.)?net\.sockets\.tcpclient\b.*\bgetstream\b"),
-            regex(r"(?i)\bfsockopen\s*\(.*\b(?:exec|shell_exec|system|proc_open|passthru)\b"),
+            regex(
+                r"(?i)(?-u:\b)new-object\s+(?:system\.)?net\.sockets\.tcpclient(?-u:\b).*(?-u:\b)getstream(?-u:\b)",
+            ),
+            regex(
+                r"(?i)(?-u:\b)fsockopen\s*\(.*(?-u:\b)(?:exec|shell_exec|system|proc_open|passthru)(?-u:\b)",
+            ),
         ],
         archive_command: vec![
-            regex(r"(?i)\bunzip\s+(?:-[a-z]+\s+)*(?-i:-P)\s*\S+"),
-            regex(r"(?i)\b7z[az]?\s+[ex]\b[^;\n]*?\s-p\S+"),
-            regex(r"(?i)\bunrar\s+[ex]\b[^;\n]*?\s-p\S+"),
+            regex(r"(?i)(?-u:\b)unzip\s+(?:-[a-z]+\s+)*(?-i:-P)\s*\S+"),
+            regex(r"(?i)(?-u:\b)7z[az]?\s+[ex](?-u:\b)[^;\n]*?\s-p\S+"),
+            regex(r"(?i)(?-u:\b)unrar\s+[ex](?-u:\b)[^;\n]*?\s-p\S+"),
         ],
         archive_word: regex(
-            r"(?i)\.(?:zip|rar|7z)\b|\b(?:zip|rar|7z|7-zip|archive|unzip|extract)\b",
+            r"(?i)\.(?:zip|rar|7z)(?-u:\b)|(?-u:\b)(?:zip|rar|7z|7-zip|archive|unzip|extract)(?-u:\b)",
         ),
         password_value: regex(
-            r#"(?i)\b(?:password|passcode|passphrase|pass|pwd|pw)\b\s*(?:is\s*:?|:|=)\s*[`'"*]*([A-Za-z0-9!@#$%^&_.+-]{2,32})|\b(?:with|use|using|enter)\s+(?:the\s+)?(?:password|passcode|pass)\s*:?\s*[`'"*]+([^`'"*\s]{2,32})"#,
+            r#"(?i)(?-u:\b)(?:password|passcode|passphrase|pass|pwd|pw)(?-u:\b)\s*(?:is\s*:?|:|=)\s*[`'"*]*([A-Za-z0-9!@#$%^&_.+-]{2,32})|(?-u:\b)(?:with|use|using|enter)\s+(?:the\s+)?(?:password|passcode|pass)\s*:?\s*[`'"*]+([^`'"*\s]{2,32})"#,
         ),
     }
 });

@@ -32,26 +32,26 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns {
         sends: vec![
             regex(
-                r"(?i)\bcurl\b[^;\n|]*?(?:\s(?:-d|--data(?:-[a-z]+)?|-F|--form|-T|--upload-file|--json)(?:\s|=|@|$)|\s-X\s*(?:POST|PUT)\b|\s--request\s+(?:POST|PUT)\b)",
+                r"(?i)(?-u:\b)curl(?-u:\b)[^;\n|]*?(?:\s(?:-d|--data(?:-[a-z]+)?|-F|--form|-T|--upload-file|--json)(?:\s|=|@|$)|\s-X\s*(?:POST|PUT)(?-u:\b)|\s--request\s+(?:POST|PUT)(?-u:\b))",
             ),
             regex(
-                r"(?i)\bwget\b[^;\n|]*?--(?:post-data|post-file|body-data|body-file|method=(?:post|put))",
+                r"(?i)(?-u:\b)wget(?-u:\b)[^;\n|]*?--(?:post-data|post-file|body-data|body-file|method=(?:post|put))",
             ),
             regex(
-                r"(?i)\b(?:requests|httpx|session|client)\.(?:post|put|patch)\s*\(|\baxios\.(?:post|put)\s*\(|\burlopen\s*\([^)]*\bdata\s*=|\bfetch\s*\([^)]*method\s*:\s*[\x22'](?:post|put)",
+                r"(?i)(?-u:\b)(?:requests|httpx|session|client)\.(?:post|put|patch)\s*\(|(?-u:\b)axios\.(?:post|put)\s*\(|(?-u:\b)urlopen\s*\([^)]*(?-u:\b)data\s*=|(?-u:\b)fetch\s*\([^)]*method\s*:\s*[\x22'](?:post|put)",
             ),
             regex(
-                r"(?i)\binvoke-(?:restmethod|webrequest)\b[^;\n]*?\s-(?:method\s+(?:post|put)|body|infile)\b",
+                r"(?i)(?-u:\b)invoke-(?:restmethod|webrequest)(?-u:\b)[^;\n]*?\s-(?:method\s+(?:post|put)|body|infile)(?-u:\b)",
             ),
             // Command output carried in the address itself (`curl "https://…?d=$(env)"`).
             regex(
-                r#"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n]*?https?://[^\s"'?]*\?[^\s"']*(?:\$\(|`)"#,
+                r#"(?i)(?-u:\b)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)(?-u:\b)[^\n]*?https?://[^\s"'?]*\?[^\s"']*(?:\$\(|`)"#,
             ),
             regex(
-                r"(?i)\b(?:nc|ncat|netcat)\s+(?:-[a-z]+\s+)*[a-z0-9][a-z0-9.-]*\.[a-z0-9.-]+\s+\d{2,5}\b|\bscp\s[^;\n]*\s\S+@\S+:|>\s*/dev/tcp/",
+                r"(?i)(?-u:\b)(?:nc|ncat|netcat)\s+(?:-[a-z]+\s+)*[a-z0-9][a-z0-9.-]*\.[a-z0-9.-]+\s+\d{2,5}(?-u:\b)|(?-u:\b)scp\s[^;\n]*\s\S+@\S+:|>\s*/dev/tcp/",
             ),
         ],
-        literal_send: regex(r"(?i)\b(?:curl|wget)\b"),
+        literal_send: regex(r"(?i)(?-u:\b)(?:curl|wget)(?-u:\b)"),
         data_reference: regex(
             r#"(?i)(?:\s-d|--data[a-z-]*|\s-F|--form|--json|--post-data|--body-data)[\s=]*["']?[^\s"']*[@$`]|\s-T\s|--upload-file|--post-file|--body-file|\$\(|`"#,
         ),
@@ -59,21 +59,23 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             r"!\[[^\]]*\]\(\s*<?https?://[^)\s]*[?&#=/][^)\s]*(?:\{\{?|\$\{?|<|%s|\[)[^)\s]*\)",
         ),
         send_nl: regex(
-            r"(?i)\b(?:send|post|upload|transmit|forward|submit|exfiltrate|beacon|report|sync|include|attach|embed|append)\b",
+            r"(?i)(?-u:\b)(?:send|post|upload|transmit|forward|submit|exfiltrate|beacon|report|sync|include|attach|embed|append)(?-u:\b)",
         ),
         sensitive_object: regex(
-            r"(?i)\b(?:environment variables|env vars|ssh keys?|private keys?|seed phrases?|recovery phrases?|mnemonics?|wallet files?|keychain|browser (?:passwords|cookies|data|history|profiles?)|saved passwords|session cookies|session tokens?|conversation(?: history)?|chat history|chat logs?|user'?s?\s+(?:[a-z-]+\s+){0,2}?(?:files|messages|documents|emails|data|home directory|conversations?)|credentials? files?|(?:bash|zsh|shell|command) history)\b|~/\.ssh|~/\.aws|\.(?:bash|zsh)_history\b|\$\(\s*history\b",
+            r"(?i)(?-u:\b)(?:environment variables|env vars|ssh keys?|private keys?|seed phrases?|recovery phrases?|mnemonics?|wallet files?|keychain|browser (?:passwords|cookies|data|history|profiles?)|saved passwords|session cookies|session tokens?|conversation(?: history)?|chat history|chat logs?|user'?s?\s+(?:[a-z-]+\s+){0,2}?(?:files|messages|documents|emails|data|home directory|conversations?)|credentials? files?|(?:bash|zsh|shell|command) history)(?-u:\b)|~/\.ssh|~/\.aws|\.(?:bash|zsh)_history(?-u:\b)|\$\(\s*history(?-u:\b)",
         ),
         weak_object: regex(
-            r"(?i)\b(?:credentials|secrets|passwords|api[ _-]?keys?|access tokens?|tokens)\b",
+            r"(?i)(?-u:\b)(?:credentials|secrets|passwords|api[ _-]?keys?|access tokens?|tokens)(?-u:\b)",
         ),
         dns: vec![
             regex(
-                r"(?i)\b(?:dig|nslookup|host|drill|ping|resolve-dnsname)\b[^|;\n]*?(?:\$\([^)]*\)|`[^`]*`)\.[a-z0-9-]+\.[a-z]{2,}",
+                r"(?i)(?-u:\b)(?:dig|nslookup|host|drill|ping|resolve-dnsname)(?-u:\b)[^|;\n]*?(?:\$\([^)]*\)|`[^`]*`)\.[a-z0-9-]+\.[a-z]{2,}",
             ),
-            regex(r#"(?i)\bgethostbyname\s*\(\s*f?["'][^"']*\{[^}]*\}\.[a-z0-9-]+\.[a-z]{2,}"#),
             regex(
-                r"(?i)\bdns\.(?:resolve|lookup)\w*\s*\(\s*`[^`]*\$\{[^}]*\}\.[a-z0-9-]+\.[a-z]{2,}",
+                r#"(?i)(?-u:\b)gethostbyname\s*\(\s*f?["'][^"']*\{[^}]*\}\.[a-z0-9-]+\.[a-z]{2,}"#,
+            ),
+            regex(
+                r"(?i)(?-u:\b)dns\.(?:resolve|lookup)\w*\s*\(\s*`[^`]*\$\{[^}]*\}\.[a-z0-9-]+\.[a-z]{2,}",
             ),
         ],
     }

@@ -34,7 +34,7 @@ static ENCODINGS: LazyLock<Vec<Encoding>> = LazyLock::new(|| {
         Encoding {
             name: "hex",
             pattern: regex(
-                r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}){16,}\b|(?:0x[0-9a-fA-F]{2}\s*,\s*){7,}0x[0-9a-fA-F]{2}",
+                r"(?:\\x[0-9a-fA-F]{2}){8,}|(?-u:\b)(?:[0-9a-fA-F]{2}){16,}(?-u:\b)|(?:0x[0-9a-fA-F]{2}\s*,\s*){7,}0x[0-9a-fA-F]{2}",
             ),
             decode: decode_hex,
         },
@@ -58,13 +58,13 @@ static ENCODINGS: LazyLock<Vec<Encoding>> = LazyLock::new(|| {
 
 /// Words that make decoded text a command.
 static COMMAND_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:curl|wget|bash|zsh|/bin/sh|sh -c|powershell|pwsh|iex|invoke-expression|invoke-webrequest|chmod|ncat|netcat|python[0-9.]* -c|eval|exec|subprocess|os\.system|child_process|rm -rf|osascript)\b")
+    Regex::new(r"(?i)(?-u:\b)(?:curl|wget|bash|zsh|/bin/sh|sh -c|powershell|pwsh|iex|invoke-expression|invoke-webrequest|chmod|ncat|netcat|python[0-9.]* -c|eval|exec|subprocess|os\.system|child_process|rm -rf|osascript)(?-u:\b)")
         .expect("the pattern is valid")
 });
 
 /// Words that make decoded or hidden text an instruction to the agent.
 static INSTRUCTION_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:you (?:must|should|are|will|need)|ignore|do not tell|don't tell|instructions?|the user|assistant)\b")
+    Regex::new(r"(?i)(?-u:\b)(?:you (?:must|should|are|will|need)|ignore|do not tell|don't tell|instructions?|the user|assistant)(?-u:\b)")
         .expect("the pattern is valid")
 });
 
@@ -141,12 +141,12 @@ pub(crate) fn comment(text: &str, sink: &mut Sink) {
     if hits.is_empty() {
         static AGENT: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new(
-                r"(?i)\b(?:you|your|assistant|agent|ai|llm|claude|gpt|chatgpt|copilot|model)\b",
+                r"(?i)(?-u:\b)(?:you|your|assistant|agent|ai|llm|claude|gpt|chatgpt|copilot|model)(?-u:\b)",
             )
             .expect("the pattern is valid")
         });
         static IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(r"(?i)\b(?:must|should|always|never|do not|don't|ignore|instead|make sure|remember|execute|run|send|fetch|download|visit|call)\b")
+            Regex::new(r"(?i)(?-u:\b)(?:must|should|always|never|do not|don't|ignore|instead|make sure|remember|execute|run|send|fetch|download|visit|call)(?-u:\b)")
                 .expect("the pattern is valid")
         });
         if text.len() >= 30 && AGENT.is_match(text) && IMPERATIVE.is_match(text) {

@@ -433,8 +433,10 @@ fn classify_ip(host: &str) -> Option<HostClass> {
 
 /// Web addresses with a scheme.
 static URL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(?:https?|ftp|wss?)://([^\s/?#"'`<>()\[\]{}|\\,;]+)([^\s"'`<>|\\;)]*)"#)
-        .expect("the pattern is valid")
+    Regex::new(
+        r#"(?i)(?-u:\b)(?:https?|ftp|wss?)://([^\s/?#"'`<>()\[\]{}|\\,;]+)([^\s"'`<>|\\;)]*)"#,
+    )
+    .expect("the pattern is valid")
 });
 
 /// Bare hosts, as `curl host/path` takes them: a dotted name or an IPv4 address.

@@ -29,71 +29,71 @@ static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Phrases {
         gate: regex(
-            r"(?i)ignore|disregard|forget|override|bypass|supersede|precedence|priority|unrestricted|jailbr|developer mode|\bdan\b|system|developer|admin|\binst\]|<<sys|<\||user|silently|secretly|quietly|covert|hide|hidden|conceal|anthropic|openai|claude|operator",
+            r"(?i)ignore|disregard|forget|override|bypass|supersede|precedence|priority|unrestricted|jailbr|developer mode|(?-u:\b)dan(?-u:\b)|system|developer|admin|(?-u:\b)inst\]|<<sys|<\||user|silently|secretly|quietly|covert|hide|hidden|conceal|anthropic|openai|claude|operator",
         ),
         override_: vec![
             regex(
-                r"(?i)\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|preceding|former|original|initial|existing|system|safety|security|developer|built-in|default)\s+(?:instructions?|rules|guidelines|directives|prompts?|constraints|guardrails|polic(?:y|ies)|restrictions|programming|context|messages?|commands?)\b",
+                r"(?i)(?-u:\b)(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|preceding|former|original|initial|existing|system|safety|security|developer|built-in|default)\s+(?:instructions?|rules|guidelines|directives|prompts?|constraints|guardrails|polic(?:y|ies)|restrictions|programming|context|messages?|commands?)(?-u:\b)",
             ),
             regex(
-                r"(?i)\b(?:ignore|disregard|forget)\s+(?:all|everything|anything)\s+(?:instructions?|rules|guidelines|directives|you (?:were|have been) told)\b",
+                r"(?i)(?-u:\b)(?:ignore|disregard|forget)\s+(?:all|everything|anything)\s+(?:instructions?|rules|guidelines|directives|you (?:were|have been) told)(?-u:\b)",
             ),
             regex(
-                r"(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:your|the)\s+(?:system prompt|safety (?:guidelines|rules|filters)|content polic(?:y|ies)|guardrails)\b",
+                r"(?i)(?-u:\b)(?:ignore|disregard|forget|override|bypass)\s+(?:your|the)\s+(?:system prompt|safety (?:guidelines|rules|filters)|content polic(?:y|ies)|guardrails)(?-u:\b)",
             ),
             regex(
-                r"(?i)\byou\s+are\s+(?:now\s+)?(?:no\s+longer\s+bound|free\s+from\s+(?:all\s+)?(?:rules|restrictions|guidelines)|in\s+(?:developer|god|jailbreak|unrestricted|dan)\s+mode|dan\b|jailbroken|unrestricted|unfiltered)",
+                r"(?i)(?-u:\b)you\s+are\s+(?:now\s+)?(?:no\s+longer\s+bound|free\s+from\s+(?:all\s+)?(?:rules|restrictions|guidelines)|in\s+(?:developer|god|jailbreak|unrestricted|dan)\s+mode|dan(?-u:\b)|jailbroken|unrestricted|unfiltered)",
             ),
             regex(
-                r"(?i)\b(?:enter|enable|activate|switch to)\s+(?:developer|god|jailbreak|unrestricted|dan)\s+mode\b",
+                r"(?i)(?-u:\b)(?:enter|enable|activate|switch to)\s+(?:developer|god|jailbreak|unrestricted|dan)\s+mode(?-u:\b)",
             ),
             regex(
-                r"(?i)\b(?:these|this|the following|my)\s+(?:instructions?|rules|skill)\s+(?:take|takes|have|has)\s+(?:priority|precedence)\s+over\s+(?:all|any|the|your)\b",
+                r"(?i)(?-u:\b)(?:these|this|the following|my)\s+(?:instructions?|rules|skill)\s+(?:take|takes|have|has)\s+(?:priority|precedence)\s+over\s+(?:all|any|the|your)(?-u:\b)",
             ),
             regex(
-                r"(?i)\b(?:supersedes?|overrides?|replaces?)\s+(?:all|any)\s+(?:other|previous|prior|system)\s+(?:instructions?|rules|guidelines|prompts?)\b",
+                r"(?i)(?-u:\b)(?:supersedes?|overrides?|replaces?)\s+(?:all|any)\s+(?:other|previous|prior|system)\s+(?:instructions?|rules|guidelines|prompts?)(?-u:\b)",
             ),
             regex(
-                r"(?i)\bdisable\s+(?:your\s+|all\s+)?(?:safety|security|content|ethical)\s+(?:filters?|checks?|guidelines|guardrails|restrictions)\b",
+                r"(?i)(?-u:\b)disable\s+(?:your\s+|all\s+)?(?:safety|security|content|ethical)\s+(?:filters?|checks?|guidelines|guardrails|restrictions)(?-u:\b)",
             ),
             regex(
-                r"(?i)\b(?:new|updated|real|actual|true)\s+system\s+(?:prompt|instructions?)\s*:",
+                r"(?i)(?-u:\b)(?:new|updated|real|actual|true)\s+system\s+(?:prompt|instructions?)\s*:",
             ),
         ],
         system_token: regex(
-            r"(?i)<\|im_start\|>\s*(?:system|developer)\b|<\|(?:system|developer|endoftext|im_end|im_start)\|>|</?(?:system|system_prompt|system_message|system_instructions?|developer_instructions?)>|\[/?(?:system|inst|sys|admin|developer|operator)\]|<<\s*/?sys\s*>>",
+            r"(?i)<\|im_start\|>\s*(?:system|developer)(?-u:\b)|<\|(?:system|developer|endoftext|im_end|im_start)\|>|</?(?:system|system_prompt|system_message|system_instructions?|developer_instructions?)>|\[/?(?:system|inst|sys|admin|developer|operator)\]|<<\s*/?sys\s*>>",
         ),
         system_label: regex(
             r"(?i)^[\s#>*_\[(]*(?:system|developer|admin(?:istrator)?|operator|anthropic|openai)(?:\s+(?:message|prompt|instructions?|override|notice|update|directive|note))?\s*[:\]]\s*(.*)$",
         ),
         from_authority: regex(
-            r"(?i)\b(?:message|notice|instructions?|update|directive|note)\s+from\s+(?:anthropic|openai|the\s+(?:system|developers?|administrators?|security team|operator)|claude|your\s+(?:developers?|operator|administrator|creators?))\b",
+            r"(?i)(?-u:\b)(?:message|notice|instructions?|update|directive|note)\s+from\s+(?:anthropic|openai|the\s+(?:system|developers?|administrators?|security team|operator)|claude|your\s+(?:developers?|operator|administrator|creators?))(?-u:\b)",
         ),
         label_instruction: regex(
-            r"(?i)\b(?:you|ignore|must|always|never|do not|don't|from now on|override|disregard|execute|run|important|priority)\b",
+            r"(?i)(?-u:\b)(?:you|ignore|must|always|never|do not|don't|from now on|override|disregard|execute|run|important|priority)(?-u:\b)",
         ),
         conceal: vec![
             regex(
-                r"(?i)\b(?:do\s+not|don'?t|never|without)\s+(?:tell|telling|mention|mentioning|inform|informing|notify|notifying|alert|alerting|disclose|disclosing|reveal|revealing|report|reporting)\s+(?:(?:the\s+)?(?:user|human|operator|owner)s?\b|(?:[\w'-]+\s+){0,5}?to\s+(?:the\s+)?(?:user|human|operator|owner)s?\b)",
+                r"(?i)(?-u:\b)(?:do\s+not|don'?t|never|without)\s+(?:tell|telling|mention|mentioning|inform|informing|notify|notifying|alert|alerting|disclose|disclosing|reveal|revealing|report|reporting)\s+(?:(?:the\s+)?(?:user|human|operator|owner)s?(?-u:\b)|(?:[\w'-]+\s+){0,5}?to\s+(?:the\s+)?(?:user|human|operator|owner)s?(?-u:\b))",
             ),
             regex(
-                r"(?i)\b(?:do\s+not|don'?t|never)\s+(?:tell|let)\s+(?:the\s+)?(?:user|human|operator)s?\s+(?:know|about|that|what|see)\b",
+                r"(?i)(?-u:\b)(?:do\s+not|don'?t|never)\s+(?:tell|let)\s+(?:the\s+)?(?:user|human|operator)s?\s+(?:know|about|that|what|see)(?-u:\b)",
             ),
             regex(
-                r"(?i)\b(?:keep|hide|conceal)\s+(?:this|it|these|that|the following|everything|all of this)\s+(?:hidden\s+|secret\s+)?from\s+(?:the\s+)?(?:user|human|operator)s?\b",
+                r"(?i)(?-u:\b)(?:keep|hide|conceal)\s+(?:this|it|these|that|the following|everything|all of this)\s+(?:hidden\s+|secret\s+)?from\s+(?:the\s+)?(?:user|human|operator)s?(?-u:\b)",
             ),
             regex(
-                r"(?i)\bwithout\s+(?:the\s+)?(?:user|human|operator)'?s?\s+(?:knowing|knowledge|noticing|awareness|consent)\b",
+                r"(?i)(?-u:\b)without\s+(?:the\s+)?(?:user|human|operator)'?s?\s+(?:knowing|knowledge|noticing|awareness|consent)(?-u:\b)",
             ),
             regex(
-                r"(?i)\b(?:the\s+)?(?:user|human)s?\s+(?:must|should|need)\s+(?:not|never)\s+(?:know|see|notice|find out|learn)\b",
+                r"(?i)(?-u:\b)(?:the\s+)?(?:user|human)s?\s+(?:must|should|need)\s+(?:not|never)\s+(?:know|see|notice|find out|learn)(?-u:\b)",
             ),
             regex(
-                r"(?i)(?:^|[.:;!,(*-]\s*|\b(?:then|and|also|must|should|always|please|to)\s+)(?:silently|secretly|quietly|covertly|invisibly)\s+(?:send|upload|post|transmit|exfiltrate|collect|forward|copy|run|execute|install|download|add|append|write)\b",
+                r"(?i)(?:^|[.:;!,(*-]\s*|(?-u:\b)(?:then|and|also|must|should|always|please|to)\s+)(?:silently|secretly|quietly|covertly|invisibly)\s+(?:send|upload|post|transmit|exfiltrate|collect|forward|copy|run|execute|install|download|add|append|write)(?-u:\b)",
             ),
         ],
         secret_object: regex(
-            r"(?i)\b(?:api[ _-]?keys?|tokens?|passwords?|secrets?|credentials?)\b",
+            r"(?i)(?-u:\b)(?:api[ _-]?keys?|tokens?|passwords?|secrets?|credentials?)(?-u:\b)",
         ),
     }
 });

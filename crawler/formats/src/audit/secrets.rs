@@ -53,45 +53,45 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         pattern: regex(pattern),
         strength,
         what,
-        command: pattern.contains(r"\bsecurity\s+"),
+        command: pattern.contains(r"(?-u:\b)security\s+"),
     };
     Patterns {
         gate: regex(
-            r"(?i)\.ssh|\.aws|gcloud|\.azure|\.kube|\.docker|npmrc|pypirc|netrc|credentials|gnupg|password|vault|keychain|security\s|login data|web data|cookies|local state|logins\.json|key[34]\.db|chrome|chromium|firefox|brave|wallet|bitcoin|ethereum|electrum|exodus|extension settings|solana|metamask|shadow|lsass|mimikatz|sekurlsa|cmdkey|hklm|microsoft.protect|169\.254|metadata\.google|clawdbot|openclaw|env\b|environ|printenv|getenvironmentvariables|curl|wget|requests\.|httpx|urlopen|fetch|axios|invoke-|\bnc\b|ncat|netcat|scp|/dev/tcp|send|post|upload|transmit|forward|submit|exfiltrat|beacon|report|dig|nslookup|host|drill|ping|resolve-dnsname|gethostbyname|dns\.|osascript|dialog|zenity|kdialog|credential|\bask\b|!\[",
+            r"(?i)\.ssh|\.aws|gcloud|\.azure|\.kube|\.docker|npmrc|pypirc|netrc|credentials|gnupg|password|vault|keychain|security\s|login data|web data|cookies|local state|logins\.json|key[34]\.db|chrome|chromium|firefox|brave|wallet|bitcoin|ethereum|electrum|exodus|extension settings|solana|metamask|shadow|lsass|mimikatz|sekurlsa|cmdkey|hklm|microsoft.protect|169\.254|metadata\.google|clawdbot|openclaw|env(?-u:\b)|environ|printenv|getenvironmentvariables|curl|wget|requests\.|httpx|urlopen|fetch|axios|invoke-|(?-u:\b)nc(?-u:\b)|ncat|netcat|scp|/dev/tcp|send|post|upload|transmit|forward|submit|exfiltrat|beacon|report|dig|nslookup|host|drill|ping|resolve-dnsname|gethostbyname|dns\.|osascript|dialog|zenity|kdialog|credential|(?-u:\b)ask(?-u:\b)|!\[",
         ),
         sources: vec![
             source(
-                r"(?i)[/\\](?:login data|web data|cookies|local state)\b|\blogins\.json\b|\bkey[34]\.db\b|\bcookies\.sqlite\b|\bsignons\.sqlite\b",
+                r"(?i)[/\\](?:login data|web data|cookies|local state)(?-u:\b)|(?-u:\b)logins\.json(?-u:\b)|(?-u:\b)key[34]\.db(?-u:\b)|(?-u:\b)cookies\.sqlite(?-u:\b)|(?-u:\b)signons\.sqlite(?-u:\b)",
                 Strength::Stealer,
                 "a browser's saved passwords and cookies",
             ),
             source(
-                r"(?i)\bsecurity\s+(?:dump-keychain|export)\b|\bsecurity\s+find-generic-password\s+(?:-[a-z]+\s+)*-[a-z]*g|\bfind-generic-password\b[^\n]*\b(?:chrome|chromium|brave|edge|opera)\b|\blogin\.keychain(?:-db)?\b|library[/\\]keychains\b|\b(?:chrome|chromium|brave|edge|opera) safe storage\b",
+                r"(?i)(?-u:\b)security\s+(?:dump-keychain|export)(?-u:\b)|(?-u:\b)security\s+find-generic-password\s+(?:-[a-z]+\s+)*-[a-z]*g|(?-u:\b)find-generic-password(?-u:\b)[^\n]*(?-u:\b)(?:chrome|chromium|brave|edge|opera)(?-u:\b)|(?-u:\b)login\.keychain(?:-db)?(?-u:\b)|library[/\\]keychains(?-u:\b)|(?-u:\b)(?:chrome|chromium|brave|edge|opera) safe storage(?-u:\b)",
                 Strength::Stealer,
                 "the macOS keychain",
             ),
             source(
-                r"(?i)\bsecurity\s+find-(?:generic|internet)-password\b",
+                r"(?i)(?-u:\b)security\s+find-(?:generic|internet)-password(?-u:\b)",
                 Strength::Credentials,
                 "a password from the macOS keychain",
             ),
             source(
-                r"(?i)\bwallet\.dat\b|[/\\]\.bitcoin\b|[/\\]\.ethereum[/\\]keystore|electrum[/\\]wallets|exodus[/\\]exodus\.wallet|local extension settings|nkbihfbeogaeaoehlefnkodbefgpgknn|\bsolana[/\\]id\.json\b",
+                r"(?i)(?-u:\b)wallet\.dat(?-u:\b)|[/\\]\.bitcoin(?-u:\b)|[/\\]\.ethereum[/\\]keystore|electrum[/\\]wallets|exodus[/\\]exodus\.wallet|local extension settings|nkbihfbeogaeaoehlefnkodbefgpgknn|(?-u:\b)solana[/\\]id\.json(?-u:\b)",
                 Strength::Stealer,
                 "a cryptocurrency wallet",
             ),
             source(
-                r"(?i)/etc/(?:shadow|gshadow|master\.passwd)\b|\breg(?:\.exe)?\s+save\s+hklm\\(?:sam|system|security)\b|\blsass(?:\.exe|\.dmp)?\b|\bmimikatz\b|\bsekurlsa\b|\bcmdkey\s+/list\b|microsoft[/\\](?:protect|credentials)[/\\]",
+                r"(?i)/etc/(?:shadow|gshadow|master\.passwd)(?-u:\b)|(?-u:\b)reg(?:\.exe)?\s+save\s+hklm\\(?:sam|system|security)(?-u:\b)|(?-u:\b)lsass(?:\.exe|\.dmp)?(?-u:\b)|(?-u:\b)mimikatz(?-u:\b)|(?-u:\b)sekurlsa(?-u:\b)|(?-u:\b)cmdkey\s+/list(?-u:\b)|microsoft[/\\](?:protect|credentials)[/\\]",
                 Strength::Stealer,
                 "the system's password store",
             ),
             source(
-                r"(?i)\.ssh[/\\](?:id_[a-z0-9_]+|identity)\b",
+                r"(?i)\.ssh[/\\](?:id_[a-z0-9_]+|identity)(?-u:\b)",
                 Strength::Credentials,
                 "an SSH private key",
             ),
             source(
-                r"(?i)\.aws[/\\]credentials\b|\.config[/\\]gcloud\b|application_default_credentials\.json|\.azure[/\\]|\.kube[/\\]config\b|\.docker[/\\]config\.json|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.gnupg\b|\.password-store\b|\.vault-token\b|\.terraform\.d[/\\]credentials|\.config[/\\]gh[/\\]hosts\.yml|\.cargo[/\\]credentials|\.clawdbot[/\\]|\.openclaw[/\\]\S*(?:\.env|credential|auth)",
+                r"(?i)\.aws[/\\]credentials(?-u:\b)|\.config[/\\]gcloud(?-u:\b)|application_default_credentials\.json|\.azure[/\\]|\.kube[/\\]config(?-u:\b)|\.docker[/\\]config\.json|\.npmrc(?-u:\b)|\.pypirc(?-u:\b)|\.netrc(?-u:\b)|\.git-credentials(?-u:\b)|\.gnupg(?-u:\b)|\.password-store(?-u:\b)|\.vault-token(?-u:\b)|\.terraform\.d[/\\]credentials|\.config[/\\]gh[/\\]hosts\.yml|\.cargo[/\\]credentials|\.clawdbot[/\\]|\.openclaw[/\\]\S*(?:\.env|credential|auth)",
                 Strength::Credentials,
                 "cloud or developer credentials",
             ),
@@ -102,13 +102,13 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             ),
         ],
         path_join: regex(
-            r#"["'](?:\.ssh|\.aws|\.kube|\.docker|\.gnupg|\.azure)["']\s*[,/)]\s*["']?(?:id_|credentials|config|private|keys?\b|\*)?"#,
+            r#"["'](?:\.ssh|\.aws|\.kube|\.docker|\.gnupg|\.azure)["']\s*[,/)]\s*["']?(?:id_|credentials|config|private|keys?(?-u:\b)|\*)?"#,
         ),
         ssh_directory: regex(
             r#"(?i)(?:~|\$home|\$\{home\}|%userprofile%)[/\\]\.ssh[/\\]?(?:\*|\s|$|["'`)])"#,
         ),
         read_verb: regex(
-            r"(?i)\b(?:cat|less|more|head|tail|cp|scp|rsync|tar|zip|7z|base64|xxd|od|strings|type|get-content|gc|copy-item|sqlite3|security|gpg|grep|open|read_text|read_bytes|readfile|readfilesync|createreadstream|readallbytes|readalltext|load|read|collect|gather|copy|upload|grab|extract|dump|harvest|steal|exfiltrate|retrieve|archive|compress|encode|print|output|attach|include|send)\b|[<@]\s*\S*$",
+            r"(?i)(?-u:\b)(?:cat|less|more|head|tail|cp|scp|rsync|tar|zip|7z|base64|xxd|od|strings|type|get-content|gc|copy-item|sqlite3|security|gpg|grep|open|read_text|read_bytes|readfile|readfilesync|createreadstream|readallbytes|readalltext|load|read|collect|gather|copy|upload|grab|extract|dump|harvest|steal|exfiltrate|retrieve|archive|compress|encode|print|output|attach|include|send)(?-u:\b)|[<@]\s*\S*$",
         ),
         env_dump: vec![
             regex(r"(?i)\$\(\s*(?:env|printenv|export\s+-p|set)\s*\)"),
@@ -116,26 +116,28 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
                 r"(?i)(?:^|[;&|(]\s*)(?:env|printenv)\s*(?:\||>)\s*(?:base64|curl|wget|nc|ncat|netcat|xxd|gzip|tee|openssl|/|~|\$|\w+\.(?:txt|log|json|out))",
             ),
             regex(
-                r"(?i)\b(?:json\.dumps|str|repr)\s*\(\s*(?:dict\s*\(\s*)?os\.environ\s*\)?\s*\)|\b(?:data|json|params|body)\s*=\s*(?:dict\s*\(\s*)?os\.environ\s*\)?\s*[,)]",
+                r"(?i)(?-u:\b)(?:json\.dumps|str|repr)\s*\(\s*(?:dict\s*\(\s*)?os\.environ\s*\)?\s*\)|(?-u:\b)(?:data|json|params|body)\s*=\s*(?:dict\s*\(\s*)?os\.environ\s*\)?\s*[,)]",
             ),
             regex(
-                r"(?i)\bjson\.stringify\s*\(\s*process\.env\s*\)|\bobject\.(?:entries|keys|values)\s*\(\s*process\.env\s*\)|\bbody\s*:\s*process\.env\s*(?:[,}]|$)",
+                r"(?i)(?-u:\b)json\.stringify\s*\(\s*process\.env\s*\)|(?-u:\b)object\.(?:entries|keys|values)\s*\(\s*process\.env\s*\)|(?-u:\b)body\s*:\s*process\.env\s*(?:[,}]|$)",
             ),
             regex(
-                r"(?i)\b(?:get-childitem|gci|dir|ls)\s+env:\s*(?:\||>)|\[environment\]::getenvironmentvariables\s*\(\s*\)",
+                r"(?i)(?-u:\b)(?:get-childitem|gci|dir|ls)\s+env:\s*(?:\||>)|\[environment\]::getenvironmentvariables\s*\(\s*\)",
             ),
         ],
         env_backticks: regex(r"`\s*(?:env|printenv)\s*`"),
         env_dump_nl: regex(
-            r"(?i)\b(?:collect|gather|dump|send|upload|read|copy|include|list|export|capture)\s+(?:all|every|each|the entire|the full set of|the whole)\s+(?:of\s+)?(?:the\s+)?(?:user'?s?\s+)?(?:environment variables|env vars)\b",
+            r"(?i)(?-u:\b)(?:collect|gather|dump|send|upload|read|copy|include|list|export|capture)\s+(?:all|every|each|the entire|the full set of|the whole)\s+(?:of\s+)?(?:the\s+)?(?:user'?s?\s+)?(?:environment variables|env vars)(?-u:\b)",
         ),
-        prompt_dialog: regex(r"(?i)\bdisplay dialog\b.*\bhidden answer\b"),
-        prompt_admin: regex(r"(?i)\bosascript\b.*\bwith administrator privileges\b"),
+        prompt_dialog: regex(r"(?i)(?-u:\b)display dialog(?-u:\b).*(?-u:\b)hidden answer(?-u:\b)"),
+        prompt_admin: regex(
+            r"(?i)(?-u:\b)osascript(?-u:\b).*(?-u:\b)with administrator privileges(?-u:\b)",
+        ),
         prompt_tool: regex(
-            r"(?i)\b(?:zenity|kdialog)\s+--password\b|\bget-credential\b|\bpromptforcredential\b",
+            r"(?i)(?-u:\b)(?:zenity|kdialog)\s+--password(?-u:\b)|(?-u:\b)get-credential(?-u:\b)|(?-u:\b)promptforcredential(?-u:\b)",
         ),
         prompt_ask: regex(
-            r"(?i)\bask\s+(?:the\s+user|them|the\s+human|the\s+operator)\s+(?:for|to\s+(?:enter|provide|type|share|paste|give))\s+(?:their|the|your|his|her)\s+(macos |mac |system |login |computer |sudo |admin(?:istrator)? |root |keychain |user account |windows |device )?(password|passcode|seed phrase|recovery phrase|secret recovery phrase|mnemonic|private key|wallet key)",
+            r"(?i)(?-u:\b)ask\s+(?:the\s+user|them|the\s+human|the\s+operator)\s+(?:for|to\s+(?:enter|provide|type|share|paste|give))\s+(?:their|the|your|his|her)\s+(macos |mac |system |login |computer |sudo |admin(?:istrator)? |root |keychain |user account |windows |device )?(password|passcode|seed phrase|recovery phrase|secret recovery phrase|mnemonic|private key|wallet key)",
         ),
     }
 });

@@ -48,61 +48,63 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             r"(?i)cron|@reboot|bashrc|bash_profile|zshrc|zprofile|zshenv|zlogin|\.profile|config\.fish|\$profile|launchagents|launchdaemons|launchctl|systemd|currentversion\\run|schtasks|scheduledtask|startup|authorized_keys|soul\.md|memory\.md|\.claude|\.openclaw|\.clawdbot|memory|sudo|sudoers|nopasswd|chmod|xattr|spctl|csrutil|mppreference|setenforce|ufw|firewall|advfirewall|histfile|history|bash_history|dangerously|bypasspermissions|--yolo|every|each",
         ),
         fetch: regex(
-            r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat)\b|/dev/tcp/|https?://|\bbase64\s+-|\bpython[0-9.]*\s+-c\b|\bnohup\b|\beval\b",
+            r"(?i)(?-u:\b)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat)(?-u:\b)|/dev/tcp/|https?://|(?-u:\b)base64\s+-|(?-u:\b)python[0-9.]*\s+-c(?-u:\b)|(?-u:\b)nohup(?-u:\b)|(?-u:\b)eval(?-u:\b)",
         ),
         fetch_and_run: regex(
-            r"(?i)\b(?:curl|wget|iwr|irm)\b[^\n]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\b(?:iex|invoke-expression)\b|/dev/tcp/|\b(?:nc|ncat|netcat)\b|\bbase64\s+-[a-z]*d|\bpython[0-9.]*\s+-c\b|\beval\b|https?://\d{1,3}(?:\.\d{1,3}){3}|\b(?:wget|curl)\b[^\n|]*\s-[a-z]*o\s*\S+[^\n]*&&[^\n]*(?:chmod|\./|\bsh\b|\bbash\b)",
+            r"(?i)(?-u:\b)(?:curl|wget|iwr|irm)(?-u:\b)[^\n]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh(?-u:\b)|(?-u:\b)(?:iex|invoke-expression)(?-u:\b)|/dev/tcp/|(?-u:\b)(?:nc|ncat|netcat)(?-u:\b)|(?-u:\b)base64\s+-[a-z]*d|(?-u:\b)python[0-9.]*\s+-c(?-u:\b)|(?-u:\b)eval(?-u:\b)|https?://\d{1,3}(?:\.\d{1,3}){3}|(?-u:\b)(?:wget|curl)(?-u:\b)[^\n|]*\s-[a-z]*o\s*\S+[^\n]*&&[^\n]*(?:chmod|\./|(?-u:\b)sh(?-u:\b)|(?-u:\b)bash(?-u:\b))",
         ),
         cron: regex(
-            r"(?i)\|\s*crontab\b|\bcrontab\s+-(?:\s|$)|\bcrontab\s+[^-\s]\S*|>>?\s*/etc/cron(?:tab|\.d/|\.(?:hourly|daily|weekly|monthly)/)|(?:>>?|tee\s+(?:-a\s+)?)\s*/var/spool/cron|@reboot\s",
+            r"(?i)\|\s*crontab(?-u:\b)|(?-u:\b)crontab\s+-(?:\s|$)|(?-u:\b)crontab\s+[^-\s]\S*|>>?\s*/etc/cron(?:tab|\.d/|\.(?:hourly|daily|weekly|monthly)/)|(?:>>?|tee\s+(?:-a\s+)?)\s*/var/spool/cron|@reboot\s",
         ),
         profile: regex(
-            r#"(?i)(?:>>?|\btee\s+(?:-a\s+)?|\badd-content\s+(?:-path\s+)?|\bset-content\s+(?:-path\s+)?)\s*["']?(?:~|\$home|\$\{home\}|/root|/home/[a-z0-9_.-]+|/users/[a-z0-9_.-]+)/\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|config/fish/config\.fish)\b|(?:\badd-content|\bset-content|>>?)\s*(?:-path\s+)?\$profile\b"#,
+            r#"(?i)(?:>>?|(?-u:\b)tee\s+(?:-a\s+)?|(?-u:\b)add-content\s+(?:-path\s+)?|(?-u:\b)set-content\s+(?:-path\s+)?)\s*["']?(?:~|\$home|\$\{home\}|/root|/home/[a-z0-9_.-]+|/users/[a-z0-9_.-]+)/\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|config/fish/config\.fish)(?-u:\b)|(?:(?-u:\b)add-content|(?-u:\b)set-content|>>?)\s*(?:-path\s+)?\$profile(?-u:\b)"#,
         ),
         profile_payload: regex(
-            r"(?i)\b(?:curl|wget|iwr|nc|ncat|netcat|nohup|disown|base64|osascript|python[0-9.]*\s+-c|ld_preload)\b|/dev/tcp/|&\s*['\x22]?\s*(?:>>|\|)|\balias\s+(?:sudo|ssh|git|ls|cd|su)=",
+            r"(?i)(?-u:\b)(?:curl|wget|iwr|nc|ncat|netcat|nohup|disown|base64|osascript|python[0-9.]*\s+-c|ld_preload)(?-u:\b)|/dev/tcp/|&\s*['\x22]?\s*(?:>>|\|)|(?-u:\b)alias\s+(?:sudo|ssh|git|ls|cd|su)=",
         ),
         profile_benign: regex(
             r#"(?i)^\s*(?:echo|printf)\s+(?:-e\s+)?["']?\s*(?:export\s+[a-z_][a-z0-9_]*=|path=|alias\s+[a-z0-9_-]+=|source\s|\.\s|eval\s+["']?\$\([a-z0-9_.-]+\s+(?:init|shellenv|env|activate|hook)|fpath=|autoload\s|\[\[?\s|if\s|#)"#,
         ),
         launch: regex(
-            r"(?i)(?:\b(?:cp|mv|tee|install|ln|cat\s*>|plutil|defaults\s+write)\b[^;\n]*|>>?\s*)(?:~|\$home|/)?[^\s]*library/launch(?:agents|daemons)/|\blaunchctl\s+(?:load|bootstrap|submit|enable)\b",
+            r"(?i)(?:(?-u:\b)(?:cp|mv|tee|install|ln|cat\s*>|plutil|defaults\s+write)(?-u:\b)[^;\n]*|>>?\s*)(?:~|\$home|/)?[^\s]*library/launch(?:agents|daemons)/|(?-u:\b)launchctl\s+(?:load|bootstrap|submit|enable)(?-u:\b)",
         ),
         systemd: regex(
-            r"(?i)(?:\b(?:cp|mv|tee|install|ln|cat\s*>)\b[^;\n]*|>>?\s*)(?:/etc/systemd/system/|(?:~|\$home)/\.config/systemd/user/)\S*\.(?:service|timer)\b",
+            r"(?i)(?:(?-u:\b)(?:cp|mv|tee|install|ln|cat\s*>)(?-u:\b)[^;\n]*|>>?\s*)(?:/etc/systemd/system/|(?:~|\$home)/\.config/systemd/user/)\S*\.(?:service|timer)(?-u:\b)",
         ),
         windows: regex(
-            r"(?i)\breg(?:\.exe)?\s+add\s+[^\n]*\\currentversion\\run(?:once)?\b|\b(?:new|set)-itemproperty\b[^\n]*\\currentversion\\run(?:once)?\b|\bschtasks(?:\.exe)?\s+/create\b|\bregister-scheduledtask\b|\\start menu\\programs\\startup\\|\bshell:startup\b",
+            r"(?i)(?-u:\b)reg(?:\.exe)?\s+add\s+[^\n]*\\currentversion\\run(?:once)?(?-u:\b)|(?-u:\b)(?:new|set)-itemproperty(?-u:\b)[^\n]*\\currentversion\\run(?:once)?(?-u:\b)|(?-u:\b)schtasks(?:\.exe)?\s+/create(?-u:\b)|(?-u:\b)register-scheduledtask(?-u:\b)|\\start menu\\programs\\startup\\|(?-u:\b)shell:startup(?-u:\b)",
         ),
-        authorized_keys: regex(r"(?i)(?:>>|\btee\s+-a)\s*\S*\.ssh/authorized_keys\b"),
+        authorized_keys: regex(r"(?i)(?:>>|(?-u:\b)tee\s+-a)\s*\S*\.ssh/authorized_keys(?-u:\b)"),
         literal_key: regex(
-            r"(?i)\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA|\becho\s+[\x22']",
+            r"(?i)(?-u:\b)(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA|(?-u:\b)echo\s+[\x22']",
         ),
         agent_memory: regex(
-            r"(?i)(?:>>?|\btee\s+(?:-a\s+)?|\b(?:append|write|add)\b[^.\n]{0,60}\bto\s+)\s*[`'\x22]?(?:\S*/)?(?:soul\.md|memory\.md|(?:~|\$home)/\.claude/(?:claude\.md|settings(?:\.local)?\.json)|(?:~|\$home)/\.(?:openclaw|clawdbot)/\S+|(?:~|\$home)/\.codex/\S+)",
+            r"(?i)(?:>>?|(?-u:\b)tee\s+(?:-a\s+)?|(?-u:\b)(?:append|write|add)(?-u:\b)[^.\n]{0,60}(?-u:\b)to\s+)\s*[`'\x22]?(?:\S*/)?(?:soul\.md|memory\.md|(?:~|\$home)/\.claude/(?:claude\.md|settings(?:\.local)?\.json)|(?:~|\$home)/\.(?:openclaw|clawdbot)/\S+|(?:~|\$home)/\.codex/\S+)",
         ),
         agent_memory_nl: regex(
-            r"(?i)\b(?:add|save|write|store|append|put)\s+(?:this|these|the following|it)\s+(?:instructions?\s+)?(?:to|in|into)\s+your\s+(?:persistent\s+|long[- ]term\s+|permanent\s+)?(?:memory|system prompt|core instructions)\b|\bremember\s+(?:this|these|the following)\s+(?:instructions?\s+)?(?:for|in)\s+(?:all|every)\s+(?:future|later|subsequent)\s+(?:sessions|conversations|tasks)\b",
+            r"(?i)(?-u:\b)(?:add|save|write|store|append|put)\s+(?:this|these|the following|it)\s+(?:instructions?\s+)?(?:to|in|into)\s+your\s+(?:persistent\s+|long[- ]term\s+|permanent\s+)?(?:memory|system prompt|core instructions)(?-u:\b)|(?-u:\b)remember\s+(?:this|these|the following)\s+(?:instructions?\s+)?(?:for|in)\s+(?:all|every)\s+(?:future|later|subsequent)\s+(?:sessions|conversations|tasks)(?-u:\b)",
         ),
         check_in: regex(
-            r"(?i)\b(?:every|each)\s+(?:\d+\s+)?(?:minutes?|hours?|days?|mornings?|nights?|session)\b[^.\n]{0,120}?\b(?:send|report|check in|check-in|ping|post|upload|fetch|download|call|register)\b[^.\n]{0,120}?https?://",
+            r"(?i)(?-u:\b)(?:every|each)\s+(?:\d+\s+)?(?:minutes?|hours?|days?|mornings?|nights?|session)(?-u:\b)[^.\n]{0,120}?(?-u:\b)(?:send|report|check in|check-in|ping|post|upload|fetch|download|call|register)(?-u:\b)[^.\n]{0,120}?https?://",
         ),
         sudo_password: regex(
-            r"(?i)\b(?:echo|printf|cat)\b[^|;\n]*\|\s*sudo\s+(?:-[a-z]+\s+)*-[a-z]*S\b",
+            r"(?i)(?-u:\b)(?:echo|printf|cat)(?-u:\b)[^|;\n]*\|\s*sudo\s+(?:-[a-z]+\s+)*-[a-z]*S(?-u:\b)",
         ),
-        sudo_stdin: regex(r"\bsudo\s+(?:-[a-zA-Z]+\s+)*-[a-zA-Z]*S\b"),
+        sudo_stdin: regex(r"(?-u:\b)sudo\s+(?:-[a-zA-Z]+\s+)*-[a-zA-Z]*S(?-u:\b)"),
         sudoers: regex(
-            r"(?i)(?:>>?|\btee\s+(?:-a\s+)?|\bcp\b[^;\n]*|\bcat\s*>)\s*/etc/sudoers(?:\.d/\S*)?|\bnopasswd\s*:\s*all\b[^\n]*(?:>>|\btee\b)",
+            r"(?i)(?:>>?|(?-u:\b)tee\s+(?:-a\s+)?|(?-u:\b)cp(?-u:\b)[^;\n]*|(?-u:\b)cat\s*>)\s*/etc/sudoers(?:\.d/\S*)?|(?-u:\b)nopasswd\s*:\s*all(?-u:\b)[^\n]*(?:>>|(?-u:\b)tee(?-u:\b))",
         ),
-        setuid: regex(r"(?i)\bchmod\s+(?:-[a-z]+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|0?[46][0-7]{3})\s"),
+        setuid: regex(
+            r"(?i)(?-u:\b)chmod\s+(?:-[a-z]+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|0?[46][0-7]{3})\s",
+        ),
         bypass_high: regex(
-            r"(?i)\bspctl\s+--(?:master|global)-disable\b|\bcsrutil\s+disable\b|\bset-mppreference\b[^\n]*-disable\w*|\badd-mppreference\b[^\n]*-exclusion(?:path|process|extension)\b|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off\b",
+            r"(?i)(?-u:\b)spctl\s+--(?:master|global)-disable(?-u:\b)|(?-u:\b)csrutil\s+disable(?-u:\b)|(?-u:\b)set-mppreference(?-u:\b)[^\n]*-disable\w*|(?-u:\b)add-mppreference(?-u:\b)[^\n]*-exclusion(?:path|process|extension)(?-u:\b)|(?-u:\b)netsh\s+advfirewall\s+set\s+\w+\s+state\s+off(?-u:\b)",
         ),
         bypass_medium: regex(
-            r"(?i)\bxattr\s+(?:-[a-z]+\s+)*(?:-d\s+com\.apple\.quarantine|-c\b|-cr\b|-rc\b|-r\s+-d\s+com\.apple\.quarantine)|\bspctl\s+--add\b|\bsetenforce\s+0\b|\bufw\s+disable\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:firewalld|apparmor|auditd|ufw)\b|\bhistory\s+-c\b|\bunset\s+histfile\b|\bhistfile\s*=\s*/dev/null\b|\bhistsize\s*=\s*0\b|\brm\s+(?:-[a-z]+\s+)*\S*\.(?:bash|zsh)_history\b",
+            r"(?i)(?-u:\b)xattr\s+(?:-[a-z]+\s+)*(?:-d\s+com\.apple\.quarantine|-c(?-u:\b)|-cr(?-u:\b)|-rc(?-u:\b)|-r\s+-d\s+com\.apple\.quarantine)|(?-u:\b)spctl\s+--add(?-u:\b)|(?-u:\b)setenforce\s+0(?-u:\b)|(?-u:\b)ufw\s+disable(?-u:\b)|(?-u:\b)systemctl\s+(?:stop|disable|mask)\s+(?:firewalld|apparmor|auditd|ufw)(?-u:\b)|(?-u:\b)history\s+-c(?-u:\b)|(?-u:\b)unset\s+histfile(?-u:\b)|(?-u:\b)histfile\s*=\s*/dev/null(?-u:\b)|(?-u:\b)histsize\s*=\s*0(?-u:\b)|(?-u:\b)rm\s+(?:-[a-z]+\s+)*\S*\.(?:bash|zsh)_history(?-u:\b)",
         ),
         agent_bypass: regex(
-            r"(?i)--dangerously-skip-permissions\b|\bbypasspermissions\b|--dangerously-bypass-approvals-and-sandbox\b|\s--yolo\b",
+            r"(?i)--dangerously-skip-permissions(?-u:\b)|(?-u:\b)bypasspermissions(?-u:\b)|--dangerously-bypass-approvals-and-sandbox(?-u:\b)|\s--yolo(?-u:\b)",
         ),
     }
 });

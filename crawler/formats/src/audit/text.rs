@@ -342,7 +342,7 @@ impl<'a> Document<'a> {
 pub(crate) fn is_cautionary(text: &str) -> bool {
     static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)\b(?:attack(?:s|er|ers|ed)?|malicious|malware|exploit(?:s|ed|ation)?|vulnerab\w*|insecure|unsafe|dangerous|danger|anti-?patterns?|backdoors?|threats?|red flags?|compromised?|exfiltrat\w*|steal\w*|phishing|adversar\w*|injections?|jailbreaks?|(?:never|do not|don't) (?:run|do|use|execute|copy|paste)|bad (?:example|practice)|bad\s*:|wrong\s*:)|❌|⚠|🚫",
+            r"(?i)(?-u:\b)(?:attack(?:s|er|ers|ed)?|malicious|malware|exploit(?:s|ed|ation)?|vulnerab\w*|insecure|unsafe|dangerous|danger|anti-?patterns?|backdoors?|threats?|red flags?|compromised?|exfiltrat\w*|steal\w*|phishing|adversar\w*|injections?|jailbreaks?|(?:never|do not|don't) (?:run|do|use|execute|copy|paste)|bad (?:example|practice)|bad\s*:|wrong\s*:)|❌|⚠|🚫",
         )
         .expect("the pattern is valid")
     });
