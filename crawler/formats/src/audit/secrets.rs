@@ -282,6 +282,7 @@ fn in_string(text: &str, at: usize) -> bool {
 }
 
 /// Returns where the command or sentence around byte `at` starts.
+/// It looks back at most 120 bytes, and always returns a character boundary.
 fn command_start(text: &str, at: usize) -> usize {
     let before = &text[..at];
     let cut = ["&&", "||", ";", "|", "\n", ". "]
@@ -289,17 +290,19 @@ fn command_start(text: &str, at: usize) -> usize {
         .filter_map(|separator| before.rfind(separator).map(|i| i + separator.len()))
         .max()
         .unwrap_or(0);
-    cut.max(at.saturating_sub(120))
+    let mut start = cut.max(at.saturating_sub(120));
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    start
 }
 
 /// Returns true when a verb that reads, copies or sends comes before byte `at` in the same
 /// command or sentence.
 fn read_before(text: &str, at: usize) -> bool {
-    let mut start = command_start(text, at);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    PATTERNS.read_verb.is_match(&text[start..at])
+    PATTERNS
+        .read_verb
+        .is_match(&text[command_start(text, at)..at])
 }
 
 /// Dumps of the whole environment. Returns where, for the exfiltration check.
@@ -444,6 +447,18 @@ mod tests {
         ] {
             assert_eq!(found(text, Place::Code), [], "{text}");
         }
+    }
+
+    #[test]
+    fn looking_back_never_splits_a_character() {
+        // 120 bytes back from the path falls inside a two-byte character.
+        let text = format!("{}xy cat ~/.ssh/id_rsa", "é".repeat(100));
+        assert_eq!(
+            found(&text, Place::Code),
+            [(Rule::CredentialAccess, Severity::Medium)]
+        );
+        let text = format!("{}xyz ssh -i ~/.ssh/id_rsa host", "é".repeat(100));
+        assert_eq!(found(&text, Place::Code), []);
     }
 
     #[test]
