@@ -72,7 +72,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         ],
         decode: vec![
             regex(&format!(
-                r"(?i)(?-u:\b)base64\s+(?:-[a-z]*d[a-z]*|--decode)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+)?{interpreters}(?-u:\b)(\s+-[a-z]+)?"
+                r"(?i)(?-u:\b)base64\s+(?:-[a-z]*d[a-z]*|--decode)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
             )),
             regex(
                 r#"(?i)(?-u:\b)(?:bash|sh|zsh|eval|source)\s+(?:-c\s+)?["']?\$\([^)]*(?-u:\b)base64\s+(?:-[a-z]*d[a-z]*|--decode)(?-u:\b)"#,
@@ -220,23 +220,34 @@ pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
 }
 
 /// Returns true when the interpreter after a pipe is given its program (`python -c`,
-/// `node -e`, `python -m json.tool`): the download is data, not code.
+/// `python -m json.tool`, `node -e`, `perl -ne`): the download is its data, not its code.
+/// The capture's last two groups are the interpreter and its first flag. A shell's `-c` takes
+/// the program; its other flags (`bash -e`, `sh -s`) still run what comes in.
 fn reads_stdin_as_data(captures: &Captures<'_>) -> bool {
-    let flag = captures
+    let groups: Vec<&str> = captures
         .iter()
         .skip(1)
         .flatten()
-        .last()
-        .map(|m| m.as_str().trim().to_ascii_lowercase());
-    flag.is_some_and(|flag| {
-        flag.starts_with('-')
-            && flag != "-s"
-            && flag != "-"
-            && flag
-                .trim_start_matches('-')
-                .chars()
-                .any(|c| matches!(c, 'c' | 'e' | 'm' | 'p' | 'n'))
-    })
+        .map(|m| m.as_str())
+        .collect();
+    let (Some(flag), Some(interpreter)) = (
+        groups.last().map(|flag| flag.trim().to_ascii_lowercase()),
+        groups.len().checked_sub(2).and_then(|i| groups.get(i)),
+    ) else {
+        return false;
+    };
+    let Some(letters) = flag.strip_prefix('-') else {
+        return false;
+    };
+    let interpreter = interpreter.to_ascii_lowercase();
+    let program_flags: &[char] = if interpreter.starts_with("python") {
+        &['c', 'm']
+    } else if ["perl", "ruby", "node", "php"].contains(&interpreter.as_str()) {
+        &['e', 'p', 'n', 'r']
+    } else {
+        &['c']
+    };
+    letters.chars().any(|c| program_flags.contains(&c))
 }
 
 /// Downloads piped or substituted into an interpreter.
@@ -449,6 +460,14 @@ mod tests {
             (Rule::EvalRemote, Severity::Critical)
         );
         assert_eq!(found("- [regsvr32](https://docs.example/regsvr32)"), []);
+        assert_eq!(
+            found("curl -fsSL https://setup.tool.example/i.sh | bash -e")[0],
+            (Rule::PipeToShell, Severity::High)
+        );
+        assert_eq!(
+            found("curl -s https://api.example/x | perl -ne 'print if /ok/'"),
+            []
+        );
         assert_eq!(
             found("echo ZWNobyBoaQ== | base64 -D | bash")[0],
             (Rule::DecodeAndExecute, Severity::High)
