@@ -62,7 +62,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             r"(?i)(?-u:\b)(?:send|post|upload|transmit|forward|submit|exfiltrate|beacon|report|sync|include|attach|embed|append)(?-u:\b)",
         ),
         sensitive_object: regex(
-            r"(?i)(?-u:\b)(?:environment variables|env vars|ssh keys?|private keys?|seed phrases?|recovery phrases?|mnemonics?|wallet files?|keychain|browser (?:passwords|cookies|data|history|profiles?)|saved passwords|session cookies|session tokens?|conversation(?: history)?|chat history|chat logs?|user'?s?\s+(?:[a-z-]+\s+){0,2}?(?:files|messages|documents|emails|data|home directory|conversations?)|credentials? files?|(?:bash|zsh|shell|command) history)(?-u:\b)|~/\.ssh|~/\.aws|\.(?:bash|zsh)_history(?-u:\b)|\$\(\s*history(?-u:\b)",
+            r"(?i)(?-u:\b)(?:environment variables|env vars|ssh keys?|private keys?|seed phrases?|recovery phrases?|mnemonics?|wallet files?|keychain|browser (?:passwords|cookies|data|history|profiles?)|saved passwords|session cookies|session tokens?|conversation(?: history)?|chat history|chat logs?|user'?s?\s+(?:[a-z-]+\s+){0,2}?(?:files|messages|documents|emails|data|home directory|conversations?)|credentials? files?|(?:bash|zsh|shell|command) history)(?-u:\b)|~/\.ssh|~/\.aws|\.(?:bash|zsh)_history(?-u:\b)|\$\(\s*history(?-u:\b)|(?:the|your|my)\s+\.env(?:\s+file)?(?-u:\b)",
         ),
         weak_object: regex(
             r"(?i)(?-u:\b)(?:credentials|secrets|passwords|api[ _-]?keys?|access tokens?|tokens)(?-u:\b)",

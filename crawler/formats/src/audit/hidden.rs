@@ -162,11 +162,12 @@ pub(crate) fn comment(text: &str, sink: &mut Sink) {
         }
         return;
     }
+    // Hidden, a finding weighs one level more: nobody reviewing the rendered page sees it.
     for hit in hits {
-        let severity = if hit.severity >= Severity::High {
-            Severity::Critical
-        } else {
-            Severity::High
+        let severity = match hit.severity {
+            Severity::Low => Severity::Medium,
+            Severity::Medium => Severity::High,
+            Severity::High | Severity::Critical => Severity::Critical,
         };
         sink.hits.push(Hit {
             rule: Rule::HiddenComment,

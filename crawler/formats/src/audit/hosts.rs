@@ -183,6 +183,15 @@ const INSTALLERS: &[(&str, &str)] = &[
     ("archive.apache.org", ""),
     ("corretto.aws", ""),
     ("downloads.sentry-cdn.com", ""),
+    ("python.org", "/ftp/"),
+    ("git-scm.com", ""),
+    ("code.visualstudio.com", ""),
+    ("update.code.visualstudio.com", ""),
+    ("desktop.docker.com", ""),
+    ("download.mozilla.org", ""),
+    ("download.oracle.com", ""),
+    ("dl.pstmn.io", ""),
+    ("releases.ubuntu.com", ""),
 ];
 
 const CODE_HOSTS: &[&str] = &[

@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::hosts::{HostClass, first_target};
 use super::text::{Context, Document};
 use super::{Hit, Rule, Severity, Sink};
 
@@ -36,6 +37,8 @@ struct Patterns {
     sudo_stdin: Regex,
     sudoers: Regex,
     setuid: Regex,
+    /// System folders opened to everyone, or a user added to the administrators.
+    widen: Regex,
     bypass_high: Regex,
     bypass_medium: Regex,
     agent_bypass: Regex,
@@ -45,7 +48,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Patterns {
         gate: regex(
-            r"(?i)cron|@reboot|bashrc|bash_profile|zshrc|zprofile|zshenv|zlogin|\.profile|config\.fish|\$profile|launchagents|launchdaemons|launchctl|systemd|currentversion\\run|schtasks|scheduledtask|startup|authorized_keys|soul\.md|memory\.md|\.claude|\.openclaw|\.clawdbot|memory|sudo|sudoers|nopasswd|chmod|xattr|spctl|csrutil|mppreference|setenforce|ufw|firewall|advfirewall|histfile|history|bash_history|dangerously|bypasspermissions|--yolo|every|each",
+            r"(?i)cron|@reboot|bashrc|bash_profile|zshrc|zprofile|zshenv|zlogin|\.profile|config\.fish|\$profile|launchagents|launchdaemons|launchctl|systemd|currentversion\\run|schtasks|scheduledtask|startup|authorized_keys|soul\.md|memory\.md|\.claude|\.openclaw|\.clawdbot|memory|sudo|sudoers|nopasswd|chmod|xattr|spctl|csrutil|mppreference|setenforce|ufw|firewall|advfirewall|histfile|history|bash_history|dangerously|bypasspermissions|--yolo|every|each|usermod|dscl",
         ),
         fetch: regex(
             r"(?i)(?-u:\b)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat)(?-u:\b)|/dev/tcp/|https?://|(?-u:\b)base64\s+-|(?-u:\b)python[0-9.]*\s+-c(?-u:\b)|(?-u:\b)nohup(?-u:\b)|(?-u:\b)eval(?-u:\b)",
@@ -60,7 +63,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             r#"(?i)(?:>>?|(?-u:\b)tee\s+(?:-a\s+)?|(?-u:\b)add-content\s+(?:-path\s+)?|(?-u:\b)set-content\s+(?:-path\s+)?)\s*["']?(?:~|\$home|\$\{home\}|/root|/home/[a-z0-9_.-]+|/users/[a-z0-9_.-]+)/\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|config/fish/config\.fish)(?-u:\b)|(?:(?-u:\b)add-content|(?-u:\b)set-content|>>?)\s*(?:-path\s+)?\$profile(?-u:\b)"#,
         ),
         profile_payload: regex(
-            r"(?i)(?-u:\b)(?:curl|wget|iwr|nc|ncat|netcat|nohup|disown|base64|osascript|python[0-9.]*\s+-c|ld_preload)(?-u:\b)|/dev/tcp/|&\s*['\x22]?\s*(?:>>|\|)|(?-u:\b)alias\s+(?:sudo|ssh|git|ls|cd|su)=",
+            r"(?i)(?-u:\b)(?:curl|wget|iwr|nc|ncat|netcat|nohup|disown|base64|osascript|python[0-9.]*\s+-c|ld_preload)(?-u:\b)|/dev/tcp/|&\s*['\x22]?\s*(?:>>|\|)|(?-u:\b)alias\s+(?:sudo|su|ssh)=",
         ),
         profile_benign: regex(
             r#"(?i)^\s*(?:echo|printf)\s+(?:-e\s+)?["']?\s*(?:export\s+[a-z_][a-z0-9_]*=|path=|alias\s+[a-z0-9_-]+=|source\s|\.\s|eval\s+["']?\$\([a-z0-9_.-]+\s+(?:init|shellenv|env|activate|hook)|fpath=|autoload\s|\[\[?\s|if\s|#)"#,
@@ -93,6 +96,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         sudo_stdin: regex(r"(?-u:\b)sudo\s+(?:-[a-zA-Z]+\s+)*-[a-zA-Z]*S(?-u:\b)"),
         sudoers: regex(
             r"(?i)(?:>>?|(?-u:\b)tee\s+(?:-a\s+)?|(?-u:\b)cp(?-u:\b)[^;\n]*|(?-u:\b)cat\s*>)\s*/etc/sudoers(?:\.d/\S*)?|(?-u:\b)nopasswd\s*:\s*all(?-u:\b)[^\n]*(?:>>|(?-u:\b)tee(?-u:\b))",
+        ),
+        widen: regex(
+            r"(?i)(?-u:\b)chmod\s+(?:-[a-z]+\s+)*(?:0?777|a\+rwx|o\+w)\s+/(?:\s|$|etc|usr|bin|sbin|lib|var|opt|root|boot|system)|(?-u:\b)usermod\s+(?:-[a-z]+\s+)*-a?g\s*(?:sudo|wheel|admin|root)(?-u:\b)|(?-u:\b)dscl\s+\.\s+-append\s+/groups/admin(?-u:\b)",
         ),
         setuid: regex(
             r"(?i)(?-u:\b)chmod\s+(?:-[a-z]+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|0?[46][0-7]{3})\s",
@@ -308,6 +314,13 @@ fn privilege(text: &str, sink: &mut Sink) {
             "a setuid bit is set: the program runs as its owner, usually root, whoever starts it"
                 .to_owned(),
         )
+    } else if let Some(found) = patterns.widen.find(text) {
+        (
+            found.start(),
+            Severity::High,
+            "system folders are opened to every user, or a user is made an administrator"
+                .to_owned(),
+        )
     } else if let Some(found) = patterns.sudo_stdin.find(text) {
         (
             found.start(),
@@ -330,7 +343,15 @@ fn bypass(text: &str, sink: &mut Sink) {
                 .to_owned(),
         )
     } else if let Some(found) = patterns.bypass_medium.find(text) {
-        if patterns.fetch.is_match(text) {
+        // Lifting quarantine from a release of a code host or a known vendor is how unsigned
+        // tools are installed; from anywhere else, it is how droppers get past Gatekeeper.
+        let from_unknown = first_target(text, 0).is_some_and(|target| {
+            !matches!(
+                target.class,
+                HostClass::CodeHost | HostClass::Installer | HostClass::Local
+            )
+        });
+        if patterns.fetch.is_match(text) && from_unknown {
             (
                 found.start(),
                 Severity::High,
@@ -422,6 +443,16 @@ mod tests {
             [(Rule::PrivilegeEscalation, Severity::High)]
         );
         assert_eq!(found("sudo apt-get install -y jq"), []);
+        assert_eq!(
+            found("sudo chmod -R 777 /usr/local "),
+            [(Rule::PrivilegeEscalation, Severity::High)]
+        );
+        assert_eq!(
+            found("sudo usermod -aG sudo helper"),
+            [(Rule::PrivilegeEscalation, Severity::High)]
+        );
+        assert_eq!(found("chmod 777 ./build/output "), []);
+        assert_eq!(found("echo 'alias ll=\"ls -la\"' >> ~/.bashrc"), []);
         assert_eq!(found("chmod 755 run.sh "), []);
         assert_eq!(
             found("sudo spctl --master-disable"),
