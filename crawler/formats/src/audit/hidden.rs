@@ -13,6 +13,9 @@ use super::{Hit, Rule, Severity, Sink, detect};
 
 /// The most bytes of one blob decoded.
 const MAX_BLOB_BYTES: usize = 64 * 1024;
+/// The most blobs that decode to text scanned again in one piece of text: past that, the text
+/// is a data dump, and the first ones say what it holds.
+const MAX_BLOBS: usize = 64;
 /// The most characters of decoded text quoted in a message.
 const MAX_DECODED_SHOWN: usize = 100;
 
@@ -74,8 +77,12 @@ pub(crate) fn encoded(text: &str, _context: &Context, depth: usize, sink: &mut S
     if !has_long_token(text) {
         return;
     }
+    let mut decoded_blobs = 0;
     for encoding in ENCODINGS.iter() {
         for found in encoding.pattern.find_iter(text) {
+            if decoded_blobs == MAX_BLOBS {
+                return;
+            }
             let blob = found.as_str();
             let blob = &blob[..floor_char_boundary(blob, MAX_BLOB_BYTES)];
             let Some(mut bytes) = (encoding.decode)(blob) else {
@@ -98,6 +105,8 @@ pub(crate) fn encoded(text: &str, _context: &Context, depth: usize, sink: &mut S
             let Some(decoded) = readable(&bytes) else {
                 continue;
             };
+            // Decoding is linear; scanning what decodes to text is what costs.
+            decoded_blobs += 1;
             report(encoding.name, &decoded, found.start(), depth, sink);
         }
     }

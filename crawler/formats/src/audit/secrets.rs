@@ -272,11 +272,16 @@ pub(crate) fn used_as_key(text: &str, at: usize) -> bool {
     .any(|flag| before.ends_with(flag) || before.ends_with(&format!("{flag}=")))
 }
 
-/// Returns true when byte `at` sits inside a quoted string of its line.
+/// Returns true when byte `at` sits inside a quoted string of its line (looking at most 1 KiB
+/// either way, so that a long line costs no more than a short one).
 fn in_string(text: &str, at: usize) -> bool {
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    const REACH: usize = 1024;
+    let floor = char_boundary_after(text, at.saturating_sub(REACH));
+    let line_start = text[floor..at].rfind('\n').map_or(floor, |i| floor + i + 1);
     let before = &text[line_start..at];
-    let after = &text[at..];
+    let ceiling = char_boundary_after(text, at.saturating_add(REACH));
+    let after = &text[at..ceiling];
+    let after = after.split('\n').next().unwrap_or(after);
     let inside = |quote: char| before.matches(quote).count() % 2 == 1 && after.contains(quote);
     inside('"') || inside('\'')
 }
@@ -284,17 +289,21 @@ fn in_string(text: &str, at: usize) -> bool {
 /// Returns where the command or sentence around byte `at` starts.
 /// It looks back at most 120 bytes, and always returns a character boundary.
 fn command_start(text: &str, at: usize) -> usize {
-    let before = &text[..at];
-    let cut = ["&&", "||", ";", "|", "\n", ". "]
+    let floor = char_boundary_after(text, at.saturating_sub(120));
+    let window = &text[floor..at];
+    ["&&", "||", ";", "|", "\n", ". "]
         .iter()
-        .filter_map(|separator| before.rfind(separator).map(|i| i + separator.len()))
+        .filter_map(|separator| window.rfind(separator).map(|i| floor + i + separator.len()))
         .max()
-        .unwrap_or(0);
-    let mut start = cut.max(at.saturating_sub(120));
-    while !text.is_char_boundary(start) {
-        start += 1;
+        .unwrap_or(floor)
+}
+
+/// Returns the first character boundary of `text` at or after byte `index`.
+fn char_boundary_after(text: &str, mut index: usize) -> usize {
+    while index < text.len() && !text.is_char_boundary(index) {
+        index += 1;
     }
-    start
+    index.min(text.len())
 }
 
 /// Returns true when a verb that reads, copies or sends comes before byte `at` in the same

@@ -193,8 +193,9 @@ fn invisible(line: &str, first_line: bool) -> Option<Hit> {
     let mut run = 0;
     let mut longest = 0;
     let mut controls = Severity::Low;
-    let mut run_chars: Vec<char> = Vec::new();
-    let mut longest_chars: Vec<char> = Vec::new();
+    // Where the current and the longest run start, in `chars`.
+    let mut run_start = 0;
+    let mut longest_start = 0;
     for (i, &(offset, c)) in chars.iter().enumerate() {
         let previous = i.checked_sub(1).map(|p| chars[p].1);
         let next = chars.get(i + 1).map(|&(_, c)| c);
@@ -215,18 +216,23 @@ fn invisible(line: &str, first_line: bool) -> Option<Hit> {
         if suspicious {
             first.get_or_insert(offset);
             total += 1;
+            if run == 0 {
+                run_start = i;
+            }
             run += 1;
-            run_chars.push(c);
             if run > longest {
                 longest = run;
-                longest_chars.clone_from(&run_chars);
+                longest_start = run_start;
             }
         } else {
             run = 0;
-            run_chars.clear();
         }
     }
     let at = first?;
+    let longest_chars: Vec<char> = chars[longest_start..longest_start + longest]
+        .iter()
+        .map(|&(_, c)| c)
+        .collect();
     let decoded = decode_invisible(&longest_chars);
     let (severity, message) = if let Some(text) = decoded {
         (
