@@ -125,7 +125,7 @@ fn report(name: &str, decoded: &str, at: usize, depth: usize, sink: &mut Sink) {
         Some(hit) => (
             hit.severity.max(Severity::High),
             format!(
-                "a {name} blob decodes to \"{shown}\", which the audit reads as {} ({})",
+                "a {name} blob decodes to \"{shown}\", which the audit reads as {}: {}",
                 hit.rule.as_str(),
                 hit.message
             ),
