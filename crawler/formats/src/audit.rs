@@ -388,7 +388,10 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
             reach.note(capability, document, line, col);
         }
     }
-    for (index, hit) in download::downloads(&segments) {
+    let later = download::downloads(&segments)
+        .into_iter()
+        .chain(execution::evaluations(&segments));
+    for (index, hit) in later {
         if let Some(segment) = segments.get(index) {
             report.add_in(document, segment, hit);
         }

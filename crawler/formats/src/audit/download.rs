@@ -110,6 +110,18 @@ fn output_name(command: &str) -> Option<String> {
             let value = tokens.get(i + 1)?.trim_matches(['"', '\'']);
             return (value != "-" && !value.is_empty()).then(|| basename(value));
         }
+        // `curl … > /tmp/p.sh` writes the download where the redirection says.
+        if let Some(rest) = token.strip_prefix('>') {
+            let rest = rest.trim_start_matches('>');
+            let value = if rest.is_empty() {
+                tokens.get(i + 1)?
+            } else {
+                rest
+            };
+            let value = value.trim_matches(['"', '\'']);
+            return (!value.is_empty() && !value.starts_with('&') && value != "/dev/null")
+                .then(|| basename(value));
+        }
     }
     let lower = command.to_ascii_lowercase();
     if lower.contains("downloadfile") || lower.contains("urlretrieve") {
