@@ -28,6 +28,7 @@
 //!   the GAIA extensions.
 //! - [`index`]: agent-skills discovery indexes, v0.2 and v0.1 (and the variants in the wild).
 //! - [`archive`]: safe listing and reading of `.tar.gz` and `.zip` skill archives.
+//! - [`audit`]: the static safety audit of a skill's files: findings and a risk.
 //! - [`sharing`]: skill-sharing indexes and descriptors.
 //! - [`mcp`]: MCP servers' Skills Extension: request bodies, answers (JSON or event
 //!   streams), listing entries checked against the specification, file checks.
@@ -54,6 +55,7 @@
 //! - Content whose digest does not match the published one never becomes a record's content.
 
 pub mod archive;
+pub mod audit;
 pub mod diagnostic;
 pub mod health;
 pub mod index;

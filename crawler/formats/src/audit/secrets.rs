@@ -1,0 +1,491 @@
+//! Credential access and exfiltration: reading secret stores, dumping the environment,
+//! sending data where well-behaved skills have no reason to, DNS exfiltration, and fake
+//! password prompts.
+//!
+//! Naming a secret is not reading it: `ssh -i ~/.ssh/id_ed25519` and "credentials live in
+//! `~/.aws/credentials`" pass, `cat ~/.ssh/id_ed25519` does not. Public keys (`.pub`) are not
+//! secrets. An API key read from its environment variable is how secrets should be handled.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::text::{Context, Place};
+use super::{Capability, Rule, Severity, Sink, exfiltration};
+
+/// How sensitive a secret store is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Strength {
+    /// Developer credentials: SSH keys, cloud and registry tokens.
+    Credentials,
+    /// What infostealers go for: browsers, keychains, wallets, system password stores.
+    Stealer,
+}
+
+struct Source {
+    pattern: Regex,
+    strength: Strength,
+    what: &'static str,
+    /// The pattern is itself a command that reads (`security dump-keychain`).
+    command: bool,
+}
+
+struct Patterns {
+    gate: Regex,
+    sources: Vec<Source>,
+    ssh_directory: Regex,
+    /// A credentials folder joined as a path component (`os.path.join(home, ".ssh", …)`).
+    path_join: Regex,
+    read_verb: Regex,
+    env_dump: Vec<Regex>,
+    env_dump_nl: Regex,
+    /// `` `env` `` as command substitution, which in markdown prose is inline code.
+    env_backticks: Regex,
+    prompt_dialog: Regex,
+    prompt_admin: Regex,
+    prompt_tool: Regex,
+    prompt_ask: Regex,
+}
+
+static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
+    let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
+    let source = |pattern: &str, strength, what| Source {
+        pattern: regex(pattern),
+        strength,
+        what,
+        command: pattern.contains(r"(?-u:\b)security\s+"),
+    };
+    Patterns {
+        gate: regex(
+            r"(?i)\.ssh|\.aws|gcloud|\.azure|\.kube|\.docker|npmrc|pypirc|netrc|credentials|gnupg|password|vault|keychain|security\s|login data|web data|cookies|local state|logins\.json|key[34]\.db|chrome|chromium|firefox|brave|wallet|bitcoin|ethereum|electrum|exodus|extension settings|solana|metamask|shadow|lsass|mimikatz|sekurlsa|cmdkey|hklm|microsoft.protect|169\.254|metadata\.google|clawdbot|openclaw|env(?-u:\b)|environ|printenv|getenvironmentvariables|curl|wget|requests\.|httpx|urlopen|fetch|axios|invoke-|(?-u:\b)nc(?-u:\b)|ncat|netcat|scp|/dev/tcp|send|post|upload|transmit|forward|submit|exfiltrat|beacon|report|dig|nslookup|host|drill|ping|resolve-dnsname|gethostbyname|dns\.|osascript|dialog|zenity|kdialog|credential|(?-u:\b)ask(?-u:\b)|!\[",
+        ),
+        sources: vec![
+            source(
+                r"(?i)[/\\](?:login data|web data|cookies|local state)(?-u:\b)|(?-u:\b)logins\.json(?-u:\b)|(?-u:\b)key[34]\.db(?-u:\b)|(?-u:\b)cookies\.sqlite(?-u:\b)|(?-u:\b)signons\.sqlite(?-u:\b)",
+                Strength::Stealer,
+                "a browser's saved passwords and cookies",
+            ),
+            source(
+                r"(?i)(?-u:\b)security\s+(?:dump-keychain|export)(?-u:\b)|(?-u:\b)security\s+find-generic-password\s+(?:-[a-z]+\s+)*-[a-z]*g|(?-u:\b)find-generic-password(?-u:\b)[^\n]*(?-u:\b)(?:chrome|chromium|brave|edge|opera)(?-u:\b)|(?-u:\b)login\.keychain(?:-db)?(?-u:\b)|library[/\\]keychains(?-u:\b)|(?-u:\b)(?:chrome|chromium|brave|edge|opera) safe storage(?-u:\b)",
+                Strength::Stealer,
+                "the macOS keychain",
+            ),
+            source(
+                r"(?i)(?-u:\b)security\s+find-(?:generic|internet)-password(?-u:\b)",
+                Strength::Credentials,
+                "a password from the macOS keychain",
+            ),
+            source(
+                r"(?i)(?-u:\b)wallet\.dat(?-u:\b)|[/\\]\.bitcoin(?-u:\b)|[/\\]\.ethereum[/\\]keystore|electrum[/\\]wallets|exodus[/\\]exodus\.wallet|local extension settings|nkbihfbeogaeaoehlefnkodbefgpgknn|(?-u:\b)solana[/\\]id\.json(?-u:\b)",
+                Strength::Stealer,
+                "a cryptocurrency wallet",
+            ),
+            source(
+                r"(?i)/etc/(?:shadow|gshadow|master\.passwd)(?-u:\b)|(?-u:\b)reg(?:\.exe)?\s+save\s+hklm\\(?:sam|system|security)(?-u:\b)|(?-u:\b)lsass(?:\.exe|\.dmp)?(?-u:\b)|(?-u:\b)mimikatz(?-u:\b)|(?-u:\b)sekurlsa(?-u:\b)|(?-u:\b)cmdkey\s+/list(?-u:\b)|microsoft[/\\](?:protect|credentials)[/\\]",
+                Strength::Stealer,
+                "the system's password store",
+            ),
+            source(
+                r"(?i)\.ssh[/\\](?:id_[a-z0-9_]+|identity)(?-u:\b)",
+                Strength::Credentials,
+                "an SSH private key",
+            ),
+            source(
+                r"(?i)\.aws[/\\]credentials(?-u:\b)|\.config[/\\]gcloud(?-u:\b)|application_default_credentials\.json|\.azure[/\\]|\.kube[/\\]config(?-u:\b)|\.docker[/\\]config\.json|\.npmrc(?-u:\b)|\.pypirc(?-u:\b)|\.netrc(?-u:\b)|\.git-credentials(?-u:\b)|\.gnupg(?-u:\b)|\.password-store(?-u:\b)|\.vault-token(?-u:\b)|\.terraform\.d[/\\]credentials|\.config[/\\]gh[/\\]hosts\.yml|\.cargo[/\\]credentials|\.clawdbot[/\\]|\.openclaw[/\\]\S*(?:\.env|credential|auth)",
+                Strength::Credentials,
+                "cloud or developer credentials",
+            ),
+            source(
+                r"(?i)169\.254\.169\.254\S*(?:security-credentials|identity|token)|metadata\.google\.internal\S*(?:token|service-accounts)",
+                Strength::Credentials,
+                "a cloud instance's credentials",
+            ),
+        ],
+        path_join: regex(
+            r#"["'](?:\.ssh|\.aws|\.kube|\.docker|\.gnupg|\.azure)["']\s*[,/)]\s*["']?(?:id_|credentials|config|private|keys?(?-u:\b)|\*)?"#,
+        ),
+        ssh_directory: regex(
+            r#"(?i)(?:~|\$home|\$\{home\}|%userprofile%)[/\\]\.ssh[/\\]?(?:\*|\s|$|["'`)])"#,
+        ),
+        read_verb: regex(
+            r"(?i)(?-u:\b)(?:cat|less|more|head|tail|cp|scp|rsync|tar|zip|7z|base64|xxd|od|strings|type|get-content|gc|copy-item|sqlite3|security|gpg|grep|open|read_text|read_bytes|readfile|readfilesync|createreadstream|readallbytes|readalltext|load|read|collect|gather|copy|upload|grab|extract|dump|harvest|steal|exfiltrate|retrieve|archive|compress|encode|print|output|attach|include|send)(?-u:\b)|[<@]\s*\S*$",
+        ),
+        env_dump: vec![
+            regex(r"(?i)\$\(\s*(?:env|printenv|export\s+-p|set)\s*\)"),
+            regex(
+                r"(?i)(?:^|[;&|(]\s*)(?:env|printenv)\s*(?:\||>)\s*(?:base64|curl|wget|nc|ncat|netcat|xxd|gzip|tee|openssl|/|~|\$|\w+\.(?:txt|log|json|out))",
+            ),
+            regex(
+                r"(?i)(?-u:\b)(?:json\.dumps|str|repr)\s*\(\s*(?:dict\s*\(\s*)?os\.environ\s*\)?\s*\)|(?-u:\b)(?:data|json|params|body)\s*=\s*(?:dict\s*\(\s*)?os\.environ\s*\)?\s*[,)]",
+            ),
+            regex(
+                r"(?i)(?-u:\b)json\.stringify\s*\(\s*process\.env\s*\)|(?-u:\b)object\.(?:entries|keys|values)\s*\(\s*process\.env\s*\)|(?-u:\b)body\s*:\s*process\.env\s*(?:[,}]|$)",
+            ),
+            regex(
+                r"(?i)(?-u:\b)(?:get-childitem|gci|dir|ls)\s+env:\s*(?:\||>)|\[environment\]::getenvironmentvariables\s*\(\s*\)",
+            ),
+        ],
+        env_backticks: regex(r"`\s*(?:env|printenv)\s*`"),
+        env_dump_nl: regex(
+            r"(?i)(?-u:\b)(?:collect|gather|dump|send|upload|read|copy|include|list|export|capture)\s+(?:all|every|each|the entire|the full set of|the whole)\s+(?:of\s+)?(?:the\s+)?(?:user'?s?\s+)?(?:environment variables|env vars)(?-u:\b)",
+        ),
+        prompt_dialog: regex(r"(?i)(?-u:\b)display dialog(?-u:\b).*(?-u:\b)hidden answer(?-u:\b)"),
+        prompt_admin: regex(
+            r"(?i)(?-u:\b)osascript(?-u:\b).*(?-u:\b)with administrator privileges(?-u:\b)",
+        ),
+        prompt_tool: regex(
+            r"(?i)(?-u:\b)(?:zenity|kdialog)\s+--password(?-u:\b)|(?-u:\b)get-credential(?-u:\b)|(?-u:\b)promptforcredential(?-u:\b)",
+        ),
+        prompt_ask: regex(
+            r"(?i)(?-u:\b)ask\s+(?:the\s+user|them|the\s+human|the\s+operator)\s+(?:for|to\s+(?:enter|provide|type|share|paste|give))\s+(?:their|the|your|his|her)\s+(macos |mac |system |login |computer |sudo |admin(?:istrator)? |root |keychain |user account |windows |device )?(password|passcode|seed phrase|recovery phrase|secret recovery phrase|mnemonic|private key|wallet key)",
+        ),
+    }
+});
+
+/// Scans `text` for credential access, environment dumps, exfiltration and fake prompts.
+pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
+    let patterns = &*PATTERNS;
+    if !patterns.gate.is_match(text) {
+        return;
+    }
+    let read = credential_read(text, context, sink);
+    let dump = environment_dump(text, context, sink);
+    exfiltration::detect(text, context, read.or(dump).is_some(), sink);
+    credential_prompt(text, sink);
+}
+
+/// What a segment reads that is secret: where, and how bad.
+#[derive(Debug, Clone, Copy)]
+struct Read {
+    at: usize,
+    strength: Strength,
+}
+
+/// Reads of secret stores. Returns the first, for the exfiltration check.
+fn credential_read(text: &str, context: &Context, sink: &mut Sink) -> Option<Read> {
+    let patterns = &*PATTERNS;
+    let mut found: Option<(Read, &'static str)> = None;
+    for source in &patterns.sources {
+        for matched in source.pattern.find_iter(text) {
+            if text[matched.end()..].starts_with(".pub") || used_as_key(text, matched.start()) {
+                continue;
+            }
+            // In a script, a secret's path written as a string is there to be opened, whatever
+            // opens it later (`for p in ["~/.ssh/id_rsa", …]: open(p)`). Code blocks in
+            // documentation quote such paths in configuration examples, and need a verb.
+            let literal = context.place == Place::Script && in_string(text, matched.start());
+            if !source.command && !literal && !read_before(text, matched.start()) {
+                continue;
+            }
+            let read = Read {
+                at: matched.start(),
+                strength: source.strength,
+            };
+            if found.is_none_or(|(best, _)| read.strength > best.strength) {
+                found = Some((read, source.what));
+            }
+            break;
+        }
+    }
+    if found.is_none()
+        && context.place == Place::Script
+        && let Some(matched) = patterns.path_join.find(text)
+    {
+        found = Some((
+            Read {
+                at: matched.start(),
+                strength: Strength::Credentials,
+            },
+            "a credentials folder",
+        ));
+    }
+    if found.is_none()
+        && let Some(matched) = patterns.ssh_directory.find(text)
+    {
+        let before = &text[command_start(text, matched.start())..matched.start()];
+        let copies = [
+            "tar", "zip", "cp -r", "cp -a", "scp", "rsync", "7z", "base64", "upload", "copy",
+            "archive", "compress",
+        ]
+        .iter()
+        .any(|verb| before.to_ascii_lowercase().contains(verb));
+        if copies {
+            found = Some((
+                Read {
+                    at: matched.start(),
+                    strength: Strength::Credentials,
+                },
+                "every SSH key",
+            ));
+        }
+    }
+    let (read, what) = found?;
+    let severity = match read.strength {
+        Strength::Stealer => Severity::High,
+        Strength::Credentials => Severity::Medium,
+    };
+    // Under a warning, a read is an example: keep it visible, out of the roll-up's combinations.
+    let severity = if context.cautionary {
+        severity.lower().min(Severity::Medium)
+    } else {
+        severity
+    };
+    sink.hit(
+        Rule::CredentialAccess,
+        severity,
+        read.at,
+        format!("reads {what}"),
+    );
+    sink.reach(Capability::Secrets, read.at);
+    Some(read)
+}
+
+/// Returns true when the key at byte `at` is handed to a program that logs in with it
+/// (`ssh -i`, `IdentityFile`, `key_filename=`), which is using a key, not reading it.
+pub(crate) fn used_as_key(text: &str, at: usize) -> bool {
+    let before = text[command_start(text, at)..at].to_ascii_lowercase();
+    let before = before
+        .trim_end_matches(['~', '/', '"', '\'', '$', '{', '}'])
+        .trim_end();
+    let before = before
+        .strip_suffix("$home")
+        .or_else(|| before.strip_suffix("${home}"))
+        .unwrap_or(before)
+        .trim_end_matches(['"', '\'', '(', ' ']);
+    [
+        "-i",
+        "identityfile",
+        "identity_file",
+        "key_filename=",
+        "key_filename",
+        "--private-key",
+        "--key-file",
+        "--key",
+        "private_key_file",
+        "ssh_key",
+        "-f",
+        "ssh-add",
+        "ssh-keygen",
+        "ssh-copy-id",
+    ]
+    .iter()
+    .any(|flag| before.ends_with(flag) || before.ends_with(&format!("{flag}=")))
+}
+
+/// Returns true when byte `at` sits inside a quoted string of its line (looking at most 1 KiB
+/// either way, so that a long line costs no more than a short one).
+fn in_string(text: &str, at: usize) -> bool {
+    const REACH: usize = 1024;
+    let floor = char_boundary_after(text, at.saturating_sub(REACH));
+    let line_start = text[floor..at].rfind('\n').map_or(floor, |i| floor + i + 1);
+    let before = &text[line_start..at];
+    let ceiling = char_boundary_after(text, at.saturating_add(REACH));
+    let after = &text[at..ceiling];
+    let after = after.split('\n').next().unwrap_or(after);
+    let inside = |quote: char| before.matches(quote).count() % 2 == 1 && after.contains(quote);
+    inside('"') || inside('\'')
+}
+
+/// Returns where the command or sentence around byte `at` starts.
+/// It looks back at most 120 bytes, and always returns a character boundary.
+fn command_start(text: &str, at: usize) -> usize {
+    let floor = char_boundary_after(text, at.saturating_sub(120));
+    let window = &text[floor..at];
+    ["&&", "||", ";", "|", "\n", ". "]
+        .iter()
+        .filter_map(|separator| window.rfind(separator).map(|i| floor + i + separator.len()))
+        .max()
+        .unwrap_or(floor)
+}
+
+/// Returns the first character boundary of `text` at or after byte `index`.
+fn char_boundary_after(text: &str, mut index: usize) -> usize {
+    while index < text.len() && !text.is_char_boundary(index) {
+        index += 1;
+    }
+    index.min(text.len())
+}
+
+/// Returns true when a verb that reads, copies or sends comes before byte `at` in the same
+/// command or sentence.
+fn read_before(text: &str, at: usize) -> bool {
+    PATTERNS
+        .read_verb
+        .is_match(&text[command_start(text, at)..at])
+}
+
+/// Dumps of the whole environment. Returns where, for the exfiltration check.
+fn environment_dump(text: &str, context: &Context, sink: &mut Sink) -> Option<Read> {
+    let patterns = &*PATTERNS;
+    let at = patterns
+        .env_dump
+        .iter()
+        .find_map(|pattern| pattern.find(text))
+        .or_else(|| {
+            context
+                .is_code()
+                .then(|| patterns.env_backticks.find(text))
+                .flatten()
+        })
+        .or_else(|| patterns.env_dump_nl.find(text))?
+        .start();
+    sink.hit(
+        Rule::EnvironmentDump,
+        Severity::Medium,
+        at,
+        "every environment variable is collected at once, API keys and tokens included".to_owned(),
+    );
+    sink.reach(Capability::Secrets, at);
+    Some(Read {
+        at,
+        strength: Strength::Credentials,
+    })
+}
+
+/// Fake password dialogs and requests for system passwords or wallet phrases.
+fn credential_prompt(text: &str, sink: &mut Sink) {
+    let patterns = &*PATTERNS;
+    let (at, severity, message) = if let Some(found) = patterns.prompt_dialog.find(text) {
+        (
+            found.start(),
+            Severity::Critical,
+            "a dialog with a hidden answer asks for a password, the way macOS infostealers harvest the login password".to_owned(),
+        )
+    } else if let Some(captures) = patterns.prompt_ask.captures(text) {
+        let qualified = captures.get(1).is_some()
+            || captures
+                .get(2)
+                .is_some_and(|object| !object.as_str().eq_ignore_ascii_case("password"));
+        let severity = if qualified {
+            Severity::High
+        } else {
+            Severity::Medium
+        };
+        let what = captures.get(0).map_or("", |m| m.as_str());
+        (
+            captures.get(0).map_or(0, |m| m.start()),
+            severity,
+            format!("\"{what}\": the skill has the agent collect a secret that no skill needs"),
+        )
+    } else if let Some(found) = patterns.prompt_admin.find(text) {
+        (
+            found.start(),
+            Severity::Medium,
+            "a script asks for administrator privileges through a system dialog".to_owned(),
+        )
+    } else if let Some(found) = patterns.prompt_tool.find(text) {
+        (
+            found.start(),
+            Severity::Medium,
+            "a password dialog is shown to the user".to_owned(),
+        )
+    } else {
+        return;
+    };
+    sink.hit(Rule::CredentialPrompt, severity, at, message);
+    sink.reach(Capability::Secrets, at);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str, place: Place) -> Vec<(Rule, Severity)> {
+        let mut sink = Sink::default();
+        let context = Context {
+            place,
+            cautionary: false,
+            block: 0,
+        };
+        detect(text, &context, &mut sink);
+        sink.hits
+            .into_iter()
+            .map(|hit| (hit.rule, hit.severity))
+            .collect()
+    }
+
+    #[test]
+    fn reading_secrets_is_found_naming_them_is_not() {
+        assert_eq!(
+            found("cat ~/.ssh/id_ed25519", Place::Code),
+            [(Rule::CredentialAccess, Severity::Medium)]
+        );
+        assert_eq!(
+            found("tar czf /tmp/k.tgz ~/.ssh ~/.aws", Place::Code),
+            [(Rule::CredentialAccess, Severity::Medium)]
+        );
+        assert_eq!(
+            found(
+                "sqlite3 \"$HOME/Library/Application Support/Google/Chrome/Default/Login Data\" 'select * from logins'",
+                Place::Code
+            ),
+            [(Rule::CredentialAccess, Severity::High)]
+        );
+        assert_eq!(
+            found("security dump-keychain -d login.keychain", Place::Code)[0],
+            (Rule::CredentialAccess, Severity::High)
+        );
+        assert_eq!(
+            found(
+                "for p in [\"~/.ssh/id_rsa\", \"~/.aws/credentials\"]:",
+                Place::Script
+            ),
+            [(Rule::CredentialAccess, Severity::Medium)]
+        );
+        assert_eq!(
+            found(
+                "key = Path.home() / \".ssh\" / \"id_ed25519\"",
+                Place::Script
+            ),
+            [(Rule::CredentialAccess, Severity::Medium)]
+        );
+        for text in [
+            "ssh -i ~/.ssh/id_ed25519 deploy@host.example",
+            "ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519",
+            "cat ~/.ssh/id_ed25519.pub",
+            "2. AWS credentials file: `~/.aws/credentials`",
+            "chmod 600 ~/.ssh/id_rsa",
+            "scp -i ~/.ssh/id_rsa build.tar deploy@host.example:/srv/",
+            "rsync -e \"ssh -i ~/.ssh/id_ed25519\" dist/ deploy@host.example:/srv/",
+            "client.connect(host, key_filename=\"~/.ssh/id_rsa\")",
+            "export OPENAI_API_KEY=\"$(op read op://vault/openai/key)\"",
+            "printenv | grep -i vercel",
+            "env = os.environ.copy()",
+            "body: process.env.CLAUDE_OUTPUT,",
+            "requests.post(url, data=os.environ['PAYLOAD'])",
+        ] {
+            assert_eq!(found(text, Place::Code), [], "{text}");
+        }
+    }
+
+    #[test]
+    fn looking_back_never_splits_a_character() {
+        // 120 bytes back from the path falls inside a two-byte character.
+        let text = format!("{}xy cat ~/.ssh/id_rsa", "é".repeat(100));
+        assert_eq!(
+            found(&text, Place::Code),
+            [(Rule::CredentialAccess, Severity::Medium)]
+        );
+        let text = format!("{}xyz ssh -i ~/.ssh/id_rsa host", "é".repeat(100));
+        assert_eq!(found(&text, Place::Code), []);
+    }
+
+    #[test]
+    fn prompts_are_found() {
+        assert_eq!(
+            found(
+                "osascript -e 'display dialog \"macOS needs your password\" default answer \"\" with hidden answer'",
+                Place::Code
+            ),
+            [(Rule::CredentialPrompt, Severity::Critical)]
+        );
+        assert_eq!(
+            found("First ask the user for their macOS password.", Place::Prose),
+            [(Rule::CredentialPrompt, Severity::High)]
+        );
+        assert_eq!(
+            found("Ask the user for their GitHub username.", Place::Prose),
+            []
+        );
+    }
+}

@@ -1,0 +1,4 @@
+// Renders the widget.
+function render(element, text) {
+  element.textContent = text;
+}
