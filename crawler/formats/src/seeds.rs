@@ -11,10 +11,13 @@
 //!   the MCP Skills Extension instead of the well-known paths ([`crate::mcp`]). The scheme
 //!   after `mcp+` is required, and the path is the endpoint's, kept as written.
 //!
-//! A seed file holds one seed per line. `#` starts a comment at the start of a line or after
-//! whitespace (so `https://host/#x` is a seed with a fragment, which is refused, not a seed
-//! followed by a comment). Blank lines are ignored, and every bad line is reported with its
-//! line number while the good ones are still used.
+//! A seed file holds one seed per line, or is a ranked list of `rank,domain` lines as the
+//! Tranco list and its like publish them (a first line of column names is skipped). `#`
+//! starts a comment at the start of a line or after whitespace (so `https://host/#x` is a
+//! seed with a fragment, which is refused, not a seed followed by a comment). Blank lines are
+//! ignored, and every bad line is reported with its line number while the good ones are
+//! still used. [`parse_line`] reads one line, so a list of a million lines can be read as it
+//! streams.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -126,6 +129,21 @@ impl SeedTarget {
     /// Returns the origin's domain: host, and `:port` when not the scheme's default.
     pub fn domain(&self) -> Domain {
         self.domain.clone()
+    }
+
+    /// Returns why the target is not a public site, for lists that take only public ones
+    /// (`seeds add`, submissions): an IP address instead of a name, or `localhost`. `None`
+    /// for a DNS name; where a name resolves is the fetch layer's to check.
+    pub fn not_public(&self) -> Option<&'static str> {
+        match self.origin.host() {
+            Some(Host::Ipv4(_) | Host::Ipv6(_)) => Some("an IP address, not a domain name"),
+            Some(Host::Domain(name)) => {
+                let name = name.trim_end_matches('.');
+                (name == "localhost" || name.ends_with(".localhost"))
+                    .then_some("localhost is not a public site")
+            }
+            None => Some("it has no host"),
+        }
     }
 
     /// Base URLs to probe well-known paths under, most specific first, each ending in '/':
@@ -285,29 +303,102 @@ impl SeedError {
     }
 }
 
+/// Returns a domain key as people read it: an internationalised name in Unicode
+/// (`xn--bcher-kva.example` becomes `bücher.example`), a port kept. Keys stay in punycode
+/// everywhere they are stored or compared; this is for showing them.
+pub fn display_domain(domain: &str) -> String {
+    let (host, port) = match domain.rsplit_once(':') {
+        Some((host, port))
+            if !host.starts_with('[') && port.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            (host, Some(port))
+        }
+        _ => (domain, None),
+    };
+    if !host.split('.').any(|label| label.starts_with("xn--")) {
+        return domain.to_owned();
+    }
+    let (unicode, result) = idna::domain_to_unicode(host);
+    if result.is_err() {
+        return domain.to_owned();
+    }
+    match port {
+        Some(port) => format!("{unicode}:{port}"),
+        None => unicode,
+    }
+}
+
+/// One good line of a seed file: its target, and its rank in a ranked list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedLine {
+    /// The target.
+    pub target: SeedTarget,
+    /// The rank of a `rank,domain` line.
+    pub rank: Option<u64>,
+}
+
+/// Reads line `number` (1-based) of a seed file: `Ok(None)` for a blank or comment line (or
+/// a first line of column names, `rank,domain`), the target otherwise, or what is wrong.
+pub fn parse_line(line: &str, number: usize) -> Result<Option<SeedLine>, SeedError> {
+    let line = if number == 1 {
+        line.strip_prefix('\u{feff}').unwrap_or(line)
+    } else {
+        line
+    };
+    let seed = strip_comment(line).trim();
+    if seed.is_empty() {
+        return Ok(None);
+    }
+    let error = |message: String| SeedError {
+        line: number,
+        text: seed.to_owned(),
+        message,
+    };
+    let (rank, seed_text) = match seed.split_once(',') {
+        Some((rank, rest))
+            if !rank.is_empty() && rank.trim().bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            let rank = rank
+                .trim()
+                .parse::<u64>()
+                .map_err(|_| error(format!("rank {rank:?} is too large")))?;
+            (Some(rank), rest.trim())
+        }
+        Some((first, second))
+            if number == 1
+                && [first, second].iter().all(|column| {
+                    let column = column.trim();
+                    !column.is_empty()
+                        && column
+                            .chars()
+                            .all(|c| c.is_ascii_alphabetic() || c == '_' || c == ' ')
+                }) =>
+        {
+            return Ok(None);
+        }
+        _ => (None, seed),
+    };
+    match SeedTarget::parse(seed_text) {
+        Ok(target) => Ok(Some(SeedLine { target, rank })),
+        Err(message) => Err(error(message)),
+    }
+}
+
 /// Parses a seed file: targets in file order with duplicates removed (first kept), and one
 /// error per bad line.
 pub fn parse_seeds(text: &str) -> (Vec<SeedTarget>, Vec<SeedError>) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut seen = HashSet::new();
     let mut targets = Vec::new();
     let mut errors = Vec::new();
     for (index, line) in text.lines().enumerate() {
-        let seed = strip_comment(line).trim();
-        if seed.is_empty() {
-            continue;
-        }
-        match SeedTarget::parse(seed) {
-            Ok(target) => {
+        match parse_line(line, index + 1) {
+            Ok(Some(SeedLine { target, .. })) => {
                 if seen.insert(target.clone()) {
                     targets.push(target);
                 }
             }
-            Err(message) => errors.push(SeedError {
-                line: index + 1,
-                text: seed.to_owned(),
-                message,
-            }),
+            Ok(None) => {}
+            Err(error) => errors.push(error),
         }
     }
     (targets, errors)
@@ -473,6 +564,86 @@ mod tests {
                 long_seed.len()
             ))
         );
+    }
+
+    #[test]
+    fn ranked_lists_and_their_headers() {
+        let text = "rank,domain\n1,example.com\n2, other.example \n3,ftp://x\n99999999999999999999999,x.example\nplain.example\n";
+        let mut lines = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            lines.push(
+                parse_line(line, index + 1)
+                    .map(|line| line.map(|line| (line.target.to_string(), line.rank))),
+            );
+        }
+        assert_eq!(lines[0], Ok(None));
+        assert_eq!(
+            lines[1],
+            Ok(Some(("https://example.com".to_owned(), Some(1))))
+        );
+        assert_eq!(
+            lines[2],
+            Ok(Some(("https://other.example".to_owned(), Some(2))))
+        );
+        assert_eq!(lines[3].as_ref().unwrap_err().line, 4);
+        assert!(lines[4].as_ref().unwrap_err().message.contains("too large"));
+        assert_eq!(
+            lines[5],
+            Ok(Some(("https://plain.example".to_owned(), None)))
+        );
+        // Column names only count on the first line.
+        assert!(parse_line("rank,domain", 2).is_err());
+        // A byte order mark on the first line is not part of the seed.
+        assert_eq!(
+            parse_line("\u{feff}1,example.com", 1)
+                .unwrap()
+                .unwrap()
+                .rank,
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn international_names_are_shown_in_unicode() {
+        assert_eq!(display_domain("xn--bcher-kva.example"), "bücher.example");
+        assert_eq!(
+            display_domain("xn--bcher-kva.example:8443"),
+            "bücher.example:8443"
+        );
+        assert_eq!(display_domain("example.com"), "example.com");
+        assert_eq!(display_domain("[::1]:8080"), "[::1]:8080");
+        assert_eq!(display_domain("xn--zz.example"), "xn--zz.example");
+        let target = SeedTarget::parse("bücher.example").unwrap();
+        assert_eq!(display_domain(target.domain().as_str()), "bücher.example");
+    }
+
+    #[test]
+    fn addresses_and_localhost_are_not_public_sites() {
+        for seed in [
+            "127.0.0.1",
+            "http://[::1]:8080",
+            "10.0.0.1",
+            "localhost:3000",
+            "a.localhost",
+            "8.8.8.8",
+        ] {
+            assert!(
+                SeedTarget::parse(seed).unwrap().not_public().is_some(),
+                "{seed}"
+            );
+        }
+        for seed in [
+            "example.com",
+            "intranet",
+            "mcp+https://example.com/mcp",
+            "xn--bcher-kva.example",
+        ] {
+            assert_eq!(
+                SeedTarget::parse(seed).unwrap().not_public(),
+                None,
+                "{seed}"
+            );
+        }
     }
 
     #[test]
