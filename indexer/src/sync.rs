@@ -1,15 +1,23 @@
 //! Keeping the index a derived view of the crawl store's change log.
 //!
 //! The store numbers every upsert and delete; each index commit records the last number it
-//! applied. A sync reads the changes after that number in batches, applies them (a tombstone
-//! deletes, anything else upserts) and commits after each batch, so an interrupted sync
-//! resumes where it stopped, and deleting the index directory rebuilds it from the store.
+//! applied. A sync reads the changes after that number a page at a time, applies them (a
+//! tombstone deletes, anything else upserts) and commits once a batch's worth of changes or
+//! of text is waiting, so an interrupted sync resumes where it stopped, deleting the index
+//! directory rebuilds it from the store, and what a sync holds in memory is bounded whatever
+//! the number of records (the records of a page, the documents since the last commit).
 
 use serde::Serialize;
 use store::Store;
 
 use crate::error::{Error, Result};
 use crate::writer::IndexWriterHandle;
+
+/// The most changes read from the store at once.
+const PAGE: usize = 256;
+/// The most record text (bodies and descriptions, roughly) written between two commits: the
+/// index writer holds every document until its commit.
+pub(crate) const SYNC_BATCH_BYTES: usize = 2 * 1024 * 1024;
 
 /// What a [`sync`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -61,16 +69,18 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
             return Ok(stats);
         }
     }
+    // Changes applied and text written since the last commit.
+    let (mut waiting, mut waiting_bytes) = (0usize, 0usize);
     loop {
         let changes = store
             .blocking()
-            .changes_after(seq, batch)
+            .changes_after(seq, batch.min(PAGE))
             .map_err(Error::Store)?;
         let Some(last) = changes.last() else {
             break;
         };
-        let batch_seq = last.seq;
-        // With a model, the batch's vectors are computed first, on every core.
+        let page_seq = last.seq;
+        // With a model, the page's vectors are computed first, on every core.
         let upserts: Vec<&formats::Skill> = changes
             .iter()
             .filter(|change| !change.is_tombstone())
@@ -84,12 +94,22 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
             } else {
                 writer.upsert_with(&change.skill, vectors.next().flatten())?;
                 stats.upserted += 1;
+                waiting_bytes += change.skill.body.len() + change.skill.description.len();
             }
         }
-        writer.commit(batch_seq)?;
+        waiting += changes.len();
+        seq = page_seq;
+        if waiting >= batch || waiting_bytes >= SYNC_BATCH_BYTES {
+            writer.commit(seq)?;
+            stats.commits += 1;
+            tracing::debug!(seq, changes = waiting, "index batch committed");
+            (waiting, waiting_bytes) = (0, 0);
+        }
+    }
+    if waiting > 0 {
+        writer.commit(seq)?;
         stats.commits += 1;
-        seq = batch_seq;
-        tracing::debug!(seq, changes = changes.len(), "index batch committed");
+        tracing::debug!(seq, changes = waiting, "index batch committed");
     }
     if writer.pending() > 0 {
         // Only the clear of a rebuild can be pending here.
