@@ -122,8 +122,8 @@ fn the_held_out_set_is_caught_and_its_benign_skills_pass() {
     }
     assert!(malicious > 0 && benign > 0, "the set has both labels");
     assert!(
-        caught * 1000 >= malicious * 553,
-        "no fewer malicious skills at high or above than when first measured (55.3%)"
+        caught * 76 >= malicious * 42,
+        "no fewer malicious skills at high or above than when first measured (42 of 76)"
     );
     assert!(
         flagged * 100 <= benign * 5,
