@@ -10,8 +10,6 @@ use url::Url;
 
 /// The data directory used when neither `--data` nor `SKILLSCOUT_DATA` is given.
 pub(crate) const DEFAULT_DATA_DIR: &str = "./data";
-/// The seed file crawled when no target and no `--seeds` is given.
-pub(crate) const DEFAULT_SEEDS: &str = "seeds/domains.txt";
 /// The address `serve` and `demo` listen on by default.
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 /// The fixture web `demo` serves by default.
@@ -90,6 +88,169 @@ pub(crate) enum Command {
     /// pending migrations; prints the versions before and after. Any process that opens the
     /// store does the same; this does it ahead of a deploy.
     Migrate,
+    /// The frontier: the domains the directory crawls, as data. `seeds add` reads a seed list
+    /// (or a ranked `rank,domain` list) into it, `seeds list` shows it, `seeds remove` takes
+    /// domains out.
+    #[command(subcommand)]
+    Seeds(SeedsCommand),
+    /// Takes a domain out of the directory: its skills are removed everywhere (search, pages,
+    /// MCP, the mirror, exports; tombstones in /v1/changes) and it stays on a deny list that
+    /// no seed list, submission or discovery undoes, until `undelist`. Works while `serve`
+    /// holds the data directory, through its admin API (--admin-token-file).
+    Delist(DelistArgs),
+    /// Takes a domain off the deny list; it is crawled again at the next crawl.
+    Undelist(UndelistArgs),
+}
+
+/// How a command that changes the frontier reaches a server that holds the data directory.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct AdminArgs {
+    /// A file holding one of the admin tokens of the running server (`serve
+    /// --admin-token-file`): when `serve` holds the data directory, the command goes through
+    /// its admin API instead.
+    #[arg(long, env = "SKILLSCOUT_ADMIN_TOKEN_FILE", value_name = "FILE")]
+    pub(crate) admin_token_file: Option<PathBuf>,
+
+    /// The running server to go through (default: the one that holds the data directory, as
+    /// it wrote in `DIR/serve.json`).
+    #[arg(long, env = "SKILLSCOUT_ADMIN_URL", value_name = "URL")]
+    pub(crate) admin_url: Option<Url>,
+}
+
+/// `skillscout seeds …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SeedsCommand {
+    /// Adds the targets of a seed list (a file, or `-` for standard input) to the frontier:
+    /// one target per line as `crawl` takes them, or a ranked `rank,domain` CSV as the Tranco
+    /// list publishes it. New domains are due at once; known ones keep their schedule;
+    /// delisted ones stay delisted. Bad lines are reported with their line numbers and
+    /// skipped, and the command still exits 0.
+    Add(SeedsAddArgs),
+    /// Lists the frontier, one domain per line: state, when it is due, its interval, how its
+    /// last crawl ended (and the reason of a delisting).
+    List(SeedsListArgs),
+    /// Removes domains from the frontier (their skills stay until they are delisted or
+    /// crawled again). Delisted domains stay on the deny list: `undelist` them first.
+    Remove(SeedsRemoveArgs),
+}
+
+/// Arguments of `skillscout seeds add`.
+#[derive(Debug, Args)]
+pub(crate) struct SeedsAddArgs {
+    /// The seed list: a file, or `-` for standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: PathBuf,
+
+    /// Also adds IP addresses and `localhost`, which are refused by default: a public
+    /// directory crawls domain names.
+    #[arg(long)]
+    pub(crate) allow_private: bool,
+
+    /// Reaching a server that holds the data directory.
+    #[command(flatten)]
+    pub(crate) admin: AdminArgs,
+}
+
+/// Arguments of `skillscout seeds list`.
+#[derive(Debug, Args)]
+pub(crate) struct SeedsListArgs {
+    /// Only domains in this state: `seed`, `submitted`, `discovered`, `imported` or
+    /// `delisted`.
+    #[arg(long, value_name = "STATE", value_parser = parse_state)]
+    pub(crate) state: Option<store::FrontierState>,
+
+    /// Only domains due now.
+    #[arg(long)]
+    pub(crate) due: bool,
+
+    /// Prints one JSON object per line instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// Prints at most this many domains.
+    #[arg(long, value_name = "N")]
+    pub(crate) limit: Option<usize>,
+
+    /// Reaching a server that holds the data directory.
+    #[command(flatten)]
+    pub(crate) admin: AdminArgs,
+}
+
+/// Arguments of `skillscout seeds remove`.
+#[derive(Debug, Args)]
+pub(crate) struct SeedsRemoveArgs {
+    /// The domains (or targets naming them) to remove.
+    #[arg(required = true, value_name = "DOMAIN")]
+    pub(crate) domains: Vec<String>,
+
+    /// Reaching a server that holds the data directory.
+    #[command(flatten)]
+    pub(crate) admin: AdminArgs,
+}
+
+/// Arguments of `skillscout delist`.
+#[derive(Debug, Args)]
+pub(crate) struct DelistArgs {
+    /// The domain (or a target naming it) to delist.
+    #[arg(value_name = "DOMAIN")]
+    pub(crate) domain: String,
+
+    /// Why, for the record (`seeds list --state delisted` shows it).
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) reason: String,
+
+    /// Reaching a server that holds the data directory.
+    #[command(flatten)]
+    pub(crate) admin: AdminArgs,
+}
+
+/// Arguments of `skillscout undelist`.
+#[derive(Debug, Args)]
+pub(crate) struct UndelistArgs {
+    /// The domain (or a target naming it) to take off the deny list.
+    #[arg(value_name = "DOMAIN")]
+    pub(crate) domain: String,
+
+    /// Reaching a server that holds the data directory.
+    #[command(flatten)]
+    pub(crate) admin: AdminArgs,
+}
+
+/// When domains are crawled again: the adaptive revisit interval's bounds.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ScheduleArgs {
+    /// The shortest interval between two crawls of a domain, reached by domains whose skills
+    /// keep changing.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1h")]
+    pub(crate) min_interval: Duration,
+
+    /// The longest interval between two crawls of a domain that publishes, reached by
+    /// domains whose skills do not change. Domains that publish nothing or cannot be
+    /// reached back off further, up to 30 days.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "7d")]
+    pub(crate) max_interval: Duration,
+}
+
+impl ScheduleArgs {
+    /// Returns the schedule, a domain's first interval being `initial` (`--crawl-every`) or
+    /// a day.
+    pub(crate) fn schedule(&self, initial: Option<Duration>) -> anyhow::Result<store::Schedule> {
+        let schedule = store::Schedule {
+            min_interval: self.min_interval,
+            max_interval: self.max_interval,
+            initial_interval: initial
+                .unwrap_or(store::frontier::schedule::DEFAULT_INITIAL_INTERVAL),
+        };
+        schedule
+            .check()
+            .map_err(|message| crate::usage(anyhow::anyhow!("{message}")))?;
+        Ok(schedule)
+    }
+}
+
+/// Parses a frontier state.
+fn parse_state(raw: &str) -> Result<store::FrontierState, String> {
+    raw.parse()
 }
 
 /// How to fetch: politeness, limits, and how to reach hosts. Shared by `crawl` and
@@ -143,15 +304,17 @@ const DEFAULT_REQUEST_TIMEOUT_MS: u64 = crawl::DEFAULT_REQUEST_TIMEOUT.as_millis
 /// Arguments of `skillscout crawl`.
 #[derive(Debug, Args)]
 pub(crate) struct CrawlArgs {
-    /// Sites to crawl: `example.com` (https), `http://host:port`, or an origin with a path
+    /// Sites to crawl now: `example.com` (https), `http://host:port`, or an origin with a path
     /// (`https://example.com/docs`), whose well-known paths are probed under the path first,
     /// or an MCP server's endpoint (`mcp+https://example.com/mcp`), read through its Skills
-    /// Extension. Without targets or --seeds, seeds/domains.txt is crawled.
+    /// Extension. They are added to the frontier. Without targets or --seeds, the domains of
+    /// the frontier that are due are crawled.
     #[arg(value_name = "TARGET")]
     pub(crate) targets: Vec<String>,
 
-    /// A file of targets, one per line; `#` starts a comment. Bad lines are reported with
-    /// their line number and skipped.
+    /// A file of targets to crawl now, one per line (`#` starts a comment), or a ranked
+    /// `rank,domain` list; `-` reads standard input. Read as the crawl goes, so a list of any
+    /// length takes little memory. Bad lines are reported with their line number and skipped.
     #[arg(long, value_name = "FILE")]
     pub(crate) seeds: Option<PathBuf>,
 
@@ -172,19 +335,23 @@ pub(crate) struct CrawlArgs {
     #[arg(long)]
     pub(crate) no_progress: bool,
 
-    /// With a shared store (`--store postgres://…`): a domain is due again this long after
-    /// its crawl (default 1h), and the worker keeps running, crawling domains as they fall
-    /// due, until Ctrl-C or SIGTERM. Without it the worker stops once nothing is due and
-    /// nothing is leased by any worker.
+    /// Keeps running as a crawl worker, crawling the frontier's domains as they fall due,
+    /// until Ctrl-C or SIGTERM; a new domain is first revisited this long after its crawl,
+    /// then as often as it changes (--min-interval, --max-interval). Without it the crawl
+    /// stops once nothing is due and nothing is leased by any worker.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub(crate) crawl_every: Option<Duration>,
 
-    /// With a shared store: how long a worker's lease on a domain lasts unless renewed
-    /// (renewed every quarter of it while the domain is crawled). A killed worker's domains are
-    /// crawled by another worker once their leases expire. At least 1.5 times the host delay;
-    /// the default, 90s, also covers the longest Crawl-delay honoured (60 s).
+    /// How long a crawl's lease on a domain lasts unless renewed (renewed every quarter of it
+    /// while the domain is crawled). A killed crawl's domains are crawled again once their
+    /// leases expire. At least 1.5 times the host delay; the default, 90s, also covers the
+    /// longest Crawl-delay honoured (60 s).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub(crate) lease: Option<Duration>,
+
+    /// When domains are crawled again.
+    #[command(flatten)]
+    pub(crate) schedule: ScheduleArgs,
 
     /// Fetching options.
     #[command(flatten)]
@@ -383,18 +550,32 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = api::DEFAULT_MAX_IN_FLIGHT, value_name = "N")]
     pub(crate) max_in_flight: usize,
 
-    /// Crawls the seed domains in the background while serving.
+    /// Crawls the frontier's due domains in the background while serving (a crawl worker over
+    /// the same frontier as `crawl`); searches see each batch it stores.
     #[arg(long)]
     pub(crate) crawl: bool,
 
-    /// The seed file for --crawl (default: seeds/domains.txt).
+    /// A seed list added to the frontier before the background crawl starts (as `seeds
+    /// add`: known domains keep their schedule).
     #[arg(long, value_name = "FILE", requires = "crawl")]
     pub(crate) seeds: Option<PathBuf>,
 
-    /// Crawls again this long after each crawl ends, e.g. `6h`, `30m`, `1h30m`, `1d`;
-    /// without it, --crawl crawls once.
+    /// Keeps the background crawl running, crawling domains as they fall due; a new domain
+    /// is first revisited this long after its crawl, e.g. `6h`, `30m`, `1h30m`, `1d`, then
+    /// as often as it changes. Without it, --crawl crawls what is due once.
     #[arg(long, value_name = "DURATION", requires = "crawl", value_parser = parse_duration)]
     pub(crate) crawl_every: Option<Duration>,
+
+    /// When domains are crawled again, for --crawl.
+    #[command(flatten)]
+    pub(crate) schedule: ScheduleArgs,
+
+    /// A file of admin tokens, one per line (`#` starts a comment): a caller with one may use
+    /// the admin API (`/admin/v1/…`: seeds, delisting), which the `seeds`, `delist` and
+    /// `undelist` commands go through while this server holds the data directory. Without
+    /// it the admin API is off. Re-read when it changes.
+    #[arg(long, env = "SKILLSCOUT_ADMIN_TOKEN_FILE", value_name = "FILE")]
+    pub(crate) admin_token_file: Option<PathBuf>,
 
     /// How many hosts a background crawl fetches from at once.
     #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY)]

@@ -1,23 +1,31 @@
-//! `skillscout crawl`: reads the targets, crawls them politely into the data directory,
-//! writes the report and prints one summary line.
+//! `skillscout crawl`: crawls the targets given (added to the frontier) or the frontier's due
+//! domains, politely, into the data directory; writes the report and prints one summary line.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::Context;
-use crawler::crawl::worker::{self, FrontierWork};
-use crawler::crawl::{CrawlConfig, CrawlReport, Work};
-use formats::seeds::{SeedTarget, parse_seeds};
+use crawler::crawl::feed::DEFAULT_LEASE;
+use crawler::crawl::{CrawlConfig, CrawlReport, CrawlSummary, Feed, Source};
+use formats::seeds::SeedTarget;
 use indexer::{Index, IndexConfig};
 use store::blobs::Blobs;
-use store::{Outcome, Store};
+use store::{Outcome, Store, StoreError};
 
-use crate::cli::{CrawlArgs, DEFAULT_SEEDS};
+use crate::cli::CrawlArgs;
 use crate::progress::{ActiveBar, CrawlProgress};
 use crate::report::{Observers, ReportFile};
+use crate::seeds::{SeedCounts, SeedReader};
+use crate::signals::Stop;
 use crate::{ExitStatus, UsageResult, usage};
+
+/// Threads for blocking work (the store writer, normalising archives, blob writes): enough to
+/// keep both the network and the disk busy. Each thread costs memory (its own malloc arena),
+/// and tokio's default of 512 let a crawl of small sites start dozens.
+const MAX_BLOCKING_THREADS: usize = 8;
 
 /// Runs `skillscout crawl`.
 pub(crate) fn run(
@@ -31,46 +39,48 @@ pub(crate) fn run(
     if args.concurrency == 0 {
         return Err(usage(anyhow::anyhow!("--concurrency must be at least 1")));
     }
+    let schedule = args.schedule.schedule(args.crawl_every)?;
     let mut command_line = Vec::new();
     for raw in &args.targets {
         command_line.push(SeedTarget::parse(raw).map_err(anyhow::Error::msg).usage()?);
     }
-    let targets = match collect_targets(args, command_line) {
-        Ok(targets) => targets,
-        Err(error) => return could_not_run(&error),
+    let reader = match &args.seeds {
+        // The crawler checks every address it connects to; a seed list of IP addresses is
+        // the operator's to give here.
+        Some(path) => match SeedReader::open(path, true) {
+            Ok(reader) => Some(reader),
+            Err(error) => return could_not_run(&error),
+        },
+        None => None,
     };
+    let seed_counts: Option<Arc<SeedCounts>> = reader.as_ref().map(SeedReader::counts);
+    // How many targets there are, for the progress bar: the lines of the seed list, counted
+    // without keeping them.
+    let listed = match &args.seeds {
+        Some(path) if path != Path::new("-") => count_lines(path),
+        _ => 0,
+    };
+    let given = !command_line.is_empty() || reader.is_some();
     let (store, blobs) = match open_data(data, store) {
         Ok(opened) => opened,
         Err(error) => return could_not_run(&error),
     };
-    // A shared store's frontier may hold due domains already: a worker needs no target.
-    if targets.is_empty() && store.frontier().is_none() {
-        return could_not_run(&anyhow::anyhow!("no valid target to crawl"));
-    }
-    let hosts = targets.len();
-    let work = match store.frontier() {
-        Some(frontier) => Work::Frontier(FrontierWork {
-            frontier: frontier.clone(),
-            owner: worker_name(),
-            add: targets,
-            lease_for: args.lease.unwrap_or(worker::DEFAULT_LEASE),
-            recrawl_after: args.crawl_every.unwrap_or(worker::DEFAULT_RECRAWL_AFTER),
-            keep_running: args.crawl_every.is_some(),
-        }),
-        None if args.crawl_every.is_some() || args.lease.is_some() => {
-            return Err(usage(anyhow::anyhow!(
-                "--crawl-every and --lease schedule crawl workers over a shared store: they \
-                 need --store postgres://… (with the embedded store, use serve --crawl \
-                 --crawl-every)"
-            )));
-        }
-        None => Work::Targets(targets),
+    let source = if given {
+        let from_file = reader.into_iter().flatten().map(|line| line.target);
+        Source::Targets(Box::new(command_line.clone().into_iter().chain(from_file)))
+    } else {
+        Source::Due
     };
-    if let Work::Frontier(work) = &work {
-        work.check(fetch.host_delay)
-            .map_err(anyhow::Error::msg)
-            .usage()?;
-    }
+    let feed = Feed {
+        source,
+        owner: worker_name(),
+        lease_for: args.lease.unwrap_or(DEFAULT_LEASE),
+        schedule,
+        keep_running: args.crawl_every.is_some(),
+    };
+    feed.check(fetch.host_delay)
+        .map_err(anyhow::Error::msg)
+        .usage()?;
     let config = CrawlConfig {
         fetch,
         concurrency: args.concurrency,
@@ -85,35 +95,49 @@ pub(crate) fn run(
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(MAX_BLOCKING_THREADS)
         .build()
         .context("cannot start the async runtime")?;
     let started = Instant::now();
-    let report = runtime.block_on(async {
+    let keep_running = feed.keep_running;
+    let (crawled, stop) = runtime.block_on(async {
+        let hosts = if given {
+            command_line.len() + listed
+        } else {
+            store
+                .frontier()
+                .counts()
+                .await
+                .map(|counts| usize::try_from(counts.due).unwrap_or(usize::MAX))
+                .unwrap_or_default()
+        };
+        if !given {
+            tracing::info!(due = hosts, "crawling the frontier's due domains");
+        }
         let progress = Arc::new(CrawlProgress::start(hosts, !args.no_progress, bar));
         let observers = Arc::new(Observers {
             progress: progress.clone(),
             report: report_file.clone(),
         });
-        let shutdown = async {
-            if tokio::signal::ctrl_c().await.is_err() {
-                // Without a signal handler the crawl simply runs to the end.
-                std::future::pending::<()>().await;
-            }
-        };
+        let stop = Stop::on_signals();
         let result = crawler::crawl::crawl_work(
             config,
-            work,
+            feed,
             Arc::clone(&store),
             blobs,
             observers,
-            shutdown,
+            stop.wait(),
         )
         .await;
         progress.finish();
-        result
+        (result, stop)
     });
-    let report = match report {
-        Ok(report) => report,
+    // The crawl's threads end here, before the index writer starts its own: the memory they
+    // held is there for the writer to reuse, so a crawl's peak is the larger of the two
+    // phases rather than their sum.
+    drop(runtime);
+    let (report, summary) = match crawled {
+        Ok(crawled) => crawled,
         Err(error) => return could_not_run(&anyhow::Error::new(error)),
     };
 
@@ -125,18 +149,45 @@ pub(crate) fn run(
     if let Some(report_file) = &report_file {
         report_file.finish(&report)?;
     }
-    let summary = summary_line(&report, started.elapsed().as_secs_f64());
+    let summary_text = summary_line(
+        &report,
+        &summary,
+        seed_counts.as_deref(),
+        started.elapsed().as_secs_f64(),
+    );
     if args.report.as_deref() == Some(Path::new("-")) {
-        tracing::info!("{summary}");
+        tracing::info!("{summary_text}");
     } else {
         let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{summary}").context("cannot write to stdout")?;
+        writeln!(stdout, "{summary_text}").context("cannot write to stdout")?;
     }
     if report.interrupted {
+        // A worker that keeps running is stopped by a signal on purpose: that is its end.
+        if keep_running {
+            tracing::info!("stopped: the domains listed in the report were stored");
+            return Ok(ExitStatus::Success);
+        }
         tracing::warn!("interrupted: the domains listed in the report were stored");
-        return Ok(ExitStatus::Failure);
+        return Ok(stop.exit_status());
     }
     Ok(ExitStatus::Success)
+}
+
+/// Counts the lines of a file without keeping them (0 when it cannot be read: the crawl
+/// then says so itself).
+fn count_lines(path: &Path) -> usize {
+    use std::io::Read as _;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut lines = 0;
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) | Err(_) => return lines,
+            Ok(read) => lines += buffer[..read].iter().filter(|&&b| b == b'\n').count(),
+        }
+    }
 }
 
 /// Returns a name for this crawl worker that no other worker has: the machine's host name,
@@ -168,16 +219,24 @@ pub(crate) fn open_data(
     location: Option<&str>,
 ) -> anyhow::Result<(Arc<Store>, Blobs)> {
     let embedded = location.is_none_or(|location| location.trim().is_empty());
-    let (store, blobs) = store::open(location, data).with_context(|| {
-        if embedded {
-            format!(
-                "cannot open the data directory {} (is another skillscout using it?)",
+    let (store, blobs) = match store::open(location, data) {
+        Ok(opened) => opened,
+        Err(StoreError::InUse { .. }) => {
+            anyhow::bail!(
+                "the data directory {} is in use by another skillscout process (a server or \
+                 a crawl): stop it first, or crawl with that server (serve --crawl; the seeds \
+                 commands reach it through its admin API)",
                 data.display()
-            )
-        } else {
-            "cannot open the store given by --store".to_owned()
+            );
         }
-    })?;
+        Err(error) => {
+            return Err(anyhow::Error::new(error).context(if embedded {
+                format!("cannot open the data directory {}", data.display())
+            } else {
+                "cannot open the store given by --store".to_owned()
+            }));
+        }
+    };
     Ok((Arc::new(store), blobs))
 }
 
@@ -200,6 +259,9 @@ pub(crate) fn migrate(location: Option<&str>) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// The index writer's memory budget for the sync after a crawl: tantivy's least.
+const SYNC_WRITER_MEMORY_BYTES: usize = 15 * 1024 * 1024;
+
 /// Applies the store's new changes to the search index in `DATA/index`.
 /// With a model, every record written gets its vector.
 pub(crate) fn sync_index(
@@ -208,8 +270,12 @@ pub(crate) fn sync_index(
     model: Option<Arc<dyn indexer::Embed>>,
 ) -> anyhow::Result<indexer::SyncStats> {
     let dir = data.join(indexer::INDEX_DIR);
+    // One indexing thread at tantivy's smallest budget: a crawl's batch of changes is small
+    // next to what a rebuild writes, and the memory of a crawl stays flat.
     let config = IndexConfig {
         model,
+        writer_threads: Some(1),
+        writer_memory_bytes: SYNC_WRITER_MEMORY_BYTES,
         ..IndexConfig::default()
     };
     let Index { mut writer, .. } = Index::open_or_create(&dir, config)
@@ -219,36 +285,13 @@ pub(crate) fn sync_index(
         .with_context(|| format!("cannot update the search index in {}", dir.display()))
 }
 
-/// Adds the seed file's targets to those of the command line; bad seed lines are reported
-/// with their line number and skipped.
-fn collect_targets(
-    args: &CrawlArgs,
-    mut targets: Vec<SeedTarget>,
-) -> anyhow::Result<Vec<SeedTarget>> {
-    let seeds_file = match (&args.seeds, args.targets.is_empty()) {
-        (Some(path), _) => Some(path.clone()),
-        (None, true) => Some(PathBuf::from(DEFAULT_SEEDS)),
-        (None, false) => None,
-    };
-    if let Some(path) = seeds_file {
-        targets.extend(read_seeds(&path)?);
-    }
-    Ok(targets)
-}
-
-/// Reads a seed file; bad lines are logged with their line number and skipped.
-pub(crate) fn read_seeds(path: &Path) -> anyhow::Result<Vec<SeedTarget>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the seed file {}", path.display()))?;
-    let (seeds, errors) = parse_seeds(&text);
-    for error in &errors {
-        tracing::warn!(file = %path.display(), "{error}");
-    }
-    Ok(seeds)
-}
-
 /// One line that says how the crawl went.
-fn summary_line(report: &CrawlReport, seconds: f64) -> String {
+fn summary_line(
+    report: &CrawlReport,
+    summary: &CrawlSummary,
+    seeds: Option<&SeedCounts>,
+    seconds: f64,
+) -> String {
     let totals = &report.totals;
     let outcomes = [
         (Outcome::Ok, "ok"),
@@ -266,7 +309,7 @@ fn summary_line(report: &CrawlReport, seconds: f64) -> String {
     } else {
         ""
     };
-    format!(
+    let mut line = format!(
         "crawled {} domain{} in {seconds:.1} s{stopped}: {outcomes}; {} skill{} ({} added, {} updated, {} removed, {} unchanged); {} request{}, {} error{}",
         totals.domains,
         plural(totals.domains),
@@ -280,7 +323,27 @@ fn summary_line(report: &CrawlReport, seconds: f64) -> String {
         plural(totals.requests),
         totals.errors,
         plural(totals.errors),
-    )
+    );
+    let mut skipped = Vec::new();
+    if summary.skipped.delisted > 0 {
+        skipped.push(format!("{} delisted", summary.skipped.delisted));
+    }
+    if summary.skipped.held_elsewhere > 0 {
+        skipped.push(format!(
+            "{} crawled meanwhile (named twice, or by another crawl)",
+            summary.skipped.held_elsewhere
+        ));
+    }
+    if let Some(seeds) = seeds {
+        let bad = seeds.bad.load(Ordering::Relaxed);
+        if bad > 0 {
+            skipped.push(format!("{bad} bad seed line{}", plural(bad as usize)));
+        }
+    }
+    if !skipped.is_empty() {
+        line.push_str(&format!("; skipped {}", skipped.join(", ")));
+    }
+    line
 }
 
 fn plural(count: usize) -> &'static str {

@@ -63,10 +63,12 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
             config.fetch.resolve.push(rule);
             targets.push(SeedTarget::parse(&format!("http://{site}")).map_err(anyhow::Error::msg)?);
         }
+        let hosts = targets.len();
         let report = crawl_once(
             &directory,
             config,
-            crawler::crawl::Work::Targets(targets),
+            crawler::crawl::Feed::targets(targets, crate::crawl::worker_name()),
+            hosts,
             &progress,
             shutdown.wait(),
         )
@@ -84,6 +86,7 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
             &listener,
             None,
             Tokens::none(),
+            None,
             api::DEFAULT_MAX_IN_FLIGHT,
             None,
         )?;

@@ -6,10 +6,13 @@ mod crawl;
 mod demo;
 mod export;
 mod fetch_args;
+mod frontdoor;
 mod progress;
 mod report;
 mod search;
+mod seeds;
 mod serve;
+mod signals;
 mod static_site;
 mod terminal;
 mod validate;
@@ -24,7 +27,7 @@ use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, SeedsCommand};
 use crate::progress::ActiveBar;
 
 /// The log filter used when `RUST_LOG` is not set.
@@ -43,6 +46,10 @@ pub(crate) enum ExitStatus {
     Failure,
     /// The command was called wrongly: a bad flag value, an input it cannot use.
     Usage,
+    /// Ctrl-C (SIGINT) cut the command short; what it finished is kept.
+    Interrupted,
+    /// SIGTERM cut the command short; what it finished is kept.
+    Terminated,
 }
 
 impl From<ExitStatus> for ExitCode {
@@ -51,6 +58,8 @@ impl From<ExitStatus> for ExitCode {
             ExitStatus::Success => ExitCode::SUCCESS,
             ExitStatus::Failure => ExitCode::from(1),
             ExitStatus::Usage => ExitCode::from(2),
+            ExitStatus::Interrupted => ExitCode::from(130),
+            ExitStatus::Terminated => ExitCode::from(143),
         }
     }
 }
@@ -130,6 +139,17 @@ fn main() -> ExitCode {
         Command::Export(args) => export::run(&cli.data, cli.store.as_deref(), args, &bar),
         Command::Demo(args) => demo::run(data_given.then_some(cli.data.as_path()), args),
         Command::Migrate => crawl::migrate(cli.store.as_deref()),
+        Command::Seeds(command) => {
+            let store = cli.store.as_deref();
+            match command {
+                SeedsCommand::Add(args) => seeds::add(&cli.data, store, None, args),
+                SeedsCommand::List(args) => seeds::list(&cli.data, store, None, args),
+                SeedsCommand::Remove(args) => seeds::remove(&cli.data, store, None, args),
+            }
+        }
+        Command::Delist(args) => semantic_model(cli.semantic_model.as_deref())
+            .and_then(|model| seeds::delist(&cli.data, cli.store.as_deref(), model, args)),
+        Command::Undelist(args) => seeds::undelist(&cli.data, cli.store.as_deref(), None, args),
     };
     match result {
         Ok(status) => status.into(),

@@ -4,24 +4,24 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use api::{AppState, CrawlProgress, ServeConfig, Tokens};
-use crawler::crawl::worker::{DEFAULT_LEASE, DEFAULT_RECRAWL_AFTER, FrontierWork};
-use crawler::crawl::{CrawlConfig, CrawlObserver, CrawlReport, DomainReport, Work};
-use formats::seeds::SeedTarget;
+use crawler::crawl::feed::DEFAULT_LEASE;
+use crawler::crawl::{CrawlConfig, CrawlObserver, CrawlReport, DomainReport, Feed, Source};
 use indexer::{Index, IndexConfig, IndexWriterHandle, SearchIndex};
-use store::Store;
 use store::blobs::Blobs;
-use time::OffsetDateTime;
+use store::{AddMode, AddStats, AddedAs, NewTarget, Schedule, Store};
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 
-use crate::cli::{DEFAULT_SEEDS, ServeArgs};
-use crate::crawl::{open_data, read_seeds, worker_name};
+use crate::cli::ServeArgs;
+use crate::crawl::{open_data, worker_name};
+use crate::frontdoor::{ServeFile, ServeFileGuard};
+use crate::seeds::{ADD_PAGE, SeedReader};
 use crate::{ExitStatus, usage};
 
 /// Runs `skillscout serve`.
@@ -38,14 +38,10 @@ pub(crate) fn run(
         if args.concurrency == 0 {
             return Err(usage(anyhow::anyhow!("--concurrency must be at least 1")));
         }
-        let seeds = args
-            .seeds
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_SEEDS));
-        let targets = read_seeds(&seeds)?;
-        if targets.is_empty() {
-            bail!("no valid target to crawl in {}", seeds.display());
-        }
+        let seeds = match &args.seeds {
+            Some(path) => Some(SeedReader::open(path, true)?),
+            None => None,
+        };
         let config = CrawlConfig {
             fetch: args.fetch.settings()?,
             concurrency: args.concurrency,
@@ -55,8 +51,9 @@ pub(crate) fn run(
         };
         Some(BackgroundCrawl {
             config,
-            targets,
-            every: args.crawl_every,
+            seeds,
+            schedule: args.schedule.schedule(args.crawl_every)?,
+            keep_running: args.crawl_every.is_some(),
         })
     } else {
         None
@@ -66,6 +63,13 @@ pub(crate) fn run(
             .with_context(|| format!("cannot read --token-file {}", path.display()))?,
         None => Tokens::none(),
     };
+    let admin_tokens = match &args.admin_token_file {
+        Some(path) => Some(
+            Tokens::from_file(path)
+                .with_context(|| format!("cannot read --admin-token-file {}", path.display()))?,
+        ),
+        None => None,
+    };
     runtime()?.block_on(async {
         let directory = Directory::open(data, location, model).await?;
         let listener = bind(args.addr).await?;
@@ -74,9 +78,18 @@ pub(crate) fn run(
             &listener,
             args.public_url.clone(),
             tokens,
+            admin_tokens,
             args.max_in_flight,
             args.crawl_every,
         )?;
+        // Commands that change the frontier find this server here while it holds the
+        // embedded store.
+        let _serve_file = write_serve_file(data, location, &listener, &state)?;
+        let changes = tokio::spawn(sync_on_change(
+            directory.clone(),
+            state.clone(),
+            shutdown.clone(),
+        ));
         // A replica over a shared store follows its change log.
         let follow_every = args.sync_every.or_else(|| {
             location
@@ -113,6 +126,7 @@ pub(crate) fn run(
         if let Some(follower) = follower {
             let _ = follower.await;
         }
+        changes.abort();
         tracing::info!("server stopped");
         Ok(ExitStatus::Success)
     })
@@ -224,6 +238,7 @@ impl Directory {
         listener: &TcpListener,
         public_url: Option<url::Url>,
         tokens: Tokens,
+        admin_tokens: Option<Tokens>,
         max_in_flight: usize,
         recrawl_every: Option<Duration>,
     ) -> anyhow::Result<AppState> {
@@ -240,6 +255,7 @@ impl Directory {
             public_url,
             max_in_flight,
             recrawl_every,
+            admin_tokens,
             ..ServeConfig::default()
         };
         Ok(AppState::new(
@@ -304,19 +320,51 @@ async fn signal() {
 }
 
 /// Tells the server's progress about the crawl, and the index syncer about each stored batch.
+/// A worker that keeps running reports each round (from work found to nothing due) as a crawl.
 struct ServeObserver {
     progress: CrawlProgress,
     stored: Arc<Notify>,
+    /// The lines stored in the current round.
+    round: Mutex<CrawlReport>,
+    /// True while a round is reported as running.
+    running: std::sync::atomic::AtomicBool,
 }
 
 impl CrawlObserver for ServeObserver {
     fn domain_finished(&self, report: &DomainReport) {
+        if !self.running.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            self.progress.crawl_started(0);
+        }
         self.progress.domain_finished(report);
     }
 
     fn stored(&self, _last_seq: u64) {
         // Batches that arrive while a sync runs are taken in by the next one.
         self.stored.notify_one();
+    }
+
+    fn domain_stored(&self, line: &DomainReport) {
+        self.round
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add(line.clone(), false);
+    }
+
+    fn round_finished(&self, next_due: Option<time::OffsetDateTime>) {
+        let round = std::mem::take(&mut *self.round.lock().unwrap_or_else(|e| e.into_inner()));
+        self.running
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        tracing::info!(
+            domains = round.totals.domains,
+            skills = round.totals.skills,
+            added = round.totals.added,
+            updated = round.totals.updated,
+            removed = round.totals.removed,
+            next_due = ?next_due,
+            "crawl round finished"
+        );
+        self.progress.crawl_finished(&round);
+        self.progress.next_crawl_at(next_due);
     }
 }
 
@@ -325,7 +373,8 @@ impl CrawlObserver for ServeObserver {
 pub(crate) async fn crawl_once(
     directory: &Directory,
     config: CrawlConfig,
-    work: Work,
+    feed: Feed,
+    hosts: usize,
     progress: &CrawlProgress,
     stop: impl Future<Output = ()>,
 ) -> anyhow::Result<CrawlReport> {
@@ -333,6 +382,8 @@ pub(crate) async fn crawl_once(
     let observer = Arc::new(ServeObserver {
         progress: progress.clone(),
         stored: Arc::clone(&stored),
+        round: Mutex::new(CrawlReport::default()),
+        running: std::sync::atomic::AtomicBool::new(true),
     });
     let (done_sender, mut done) = tokio::sync::oneshot::channel::<()>();
     let syncer = {
@@ -351,13 +402,10 @@ pub(crate) async fn crawl_once(
             }
         })
     };
-    progress.crawl_started(match &work {
-        Work::Targets(targets) => targets.len(),
-        Work::Frontier(work) => work.add.len(),
-    });
+    progress.crawl_started(hosts);
     let result = crawler::crawl::crawl_work(
         config,
-        work,
+        feed,
         Arc::clone(&directory.store),
         directory.blobs.clone(),
         observer,
@@ -367,7 +415,7 @@ pub(crate) async fn crawl_once(
     let _ = done_sender.send(());
     let _ = syncer.await;
     match result {
-        Ok(report) => {
+        Ok((report, _)) => {
             progress.crawl_finished(&report);
             directory.sync(Some(progress)).await?;
             Ok(report)
@@ -436,72 +484,134 @@ async fn follow(
     }
 }
 
-/// The `--crawl` loop.
+/// The `--crawl` worker.
 struct BackgroundCrawl {
     config: CrawlConfig,
-    targets: Vec<SeedTarget>,
-    every: Option<Duration>,
+    /// A seed list added to the frontier first (`serve --seeds`).
+    seeds: Option<SeedReader>,
+    schedule: Schedule,
+    keep_running: bool,
 }
 
 impl BackgroundCrawl {
+    /// Adds the seed list, then crawls the frontier's due domains: once, or, keeping running,
+    /// as they fall due until shutdown.
     async fn run(self, directory: Directory, progress: CrawlProgress, shutdown: Shutdown) {
-        // Over a shared store the frontier schedules the recrawls, for every worker: this
-        // process is one more crawl worker, which keeps running with `--crawl-every`.
-        if let Some(frontier) = directory.store.frontier() {
-            let work = Work::Frontier(FrontierWork {
-                frontier: frontier.clone(),
-                owner: worker_name(),
-                add: self.targets,
-                lease_for: DEFAULT_LEASE,
-                recrawl_after: self.every.unwrap_or(DEFAULT_RECRAWL_AFTER),
-                keep_running: self.every.is_some(),
-            });
-            let crawled =
-                crawl_once(&directory, self.config, work, &progress, shutdown.wait()).await;
-            match crawled {
-                Ok(report) => tracing::info!(
-                    domains = report.totals.domains,
-                    skills = report.totals.skills,
-                    "background crawl worker finished"
+        if let Some(seeds) = self.seeds {
+            let frontier = directory.store.frontier().clone();
+            let added = tokio::task::spawn_blocking(move || add_seeds(seeds, &frontier)).await;
+            match added {
+                Ok(Ok(stats)) => tracing::info!(
+                    new = stats.added,
+                    unchanged = stats.unchanged,
+                    delisted = stats.delisted,
+                    "seed list added to the frontier"
                 ),
+                Ok(Err(error)) => {
+                    tracing::error!(%error, "cannot add the seed list to the frontier");
+                    return;
+                }
                 Err(error) => {
-                    tracing::error!(error = format!("{error:#}"), "background crawl failed")
+                    tracing::error!(%error, "adding the seed list failed");
+                    return;
                 }
             }
-            return;
         }
-        loop {
-            let crawled = crawl_once(
-                &directory,
-                self.config.clone(),
-                Work::Targets(self.targets.clone()),
-                &progress,
-                shutdown.wait(),
-            )
-            .await;
-            match crawled {
-                Ok(report) => tracing::info!(
-                    domains = report.totals.domains,
-                    skills = report.totals.skills,
-                    added = report.totals.added,
-                    updated = report.totals.updated,
-                    removed = report.totals.removed,
-                    "background crawl finished"
-                ),
-                Err(error) => {
-                    tracing::error!(error = format!("{error:#}"), "background crawl failed")
+        let due = match directory.store.frontier().counts().await {
+            Ok(counts) => usize::try_from(counts.due).unwrap_or(usize::MAX),
+            Err(error) => {
+                tracing::warn!(%error, "cannot count the due domains");
+                0
+            }
+        };
+        let feed = Feed {
+            source: Source::Due,
+            owner: worker_name(),
+            lease_for: DEFAULT_LEASE,
+            schedule: self.schedule,
+            keep_running: self.keep_running,
+        };
+        let crawled = crawl_once(
+            &directory,
+            self.config,
+            feed,
+            due,
+            &progress,
+            shutdown.wait(),
+        )
+        .await;
+        match crawled {
+            Ok(report) => tracing::info!(
+                domains = report.totals.domains,
+                skills = report.totals.skills,
+                added = report.totals.added,
+                updated = report.totals.updated,
+                removed = report.totals.removed,
+                "background crawl finished"
+            ),
+            Err(error) => {
+                tracing::error!(error = format!("{error:#}"), "background crawl failed")
+            }
+        }
+    }
+}
+
+/// Adds a seed list to the frontier, a page at a time (known domains keep their schedule).
+fn add_seeds(seeds: SeedReader, frontier: &store::Frontier) -> Result<AddStats, store::StoreError> {
+    let mut stats = AddStats::default();
+    let mut seeds = seeds.peekable();
+    while seeds.peek().is_some() {
+        let page: Vec<NewTarget> = seeds
+            .by_ref()
+            .take(ADD_PAGE)
+            .map(|line| NewTarget {
+                domain: line.target.domain().to_string(),
+                target: line.target.to_string(),
+                added_as: AddedAs::Seed,
+                source: None,
+                rank: line.rank,
+            })
+            .collect();
+        stats.add(frontier.blocking().add(&page, AddMode::Keep)?);
+    }
+    Ok(stats)
+}
+
+/// Writes `serve.json` into the data directory of an embedded store (a shared store is
+/// reached directly by every command).
+fn write_serve_file(
+    data: &Path,
+    location: Option<&str>,
+    listener: &TcpListener,
+    state: &AppState,
+) -> anyhow::Result<Option<ServeFileGuard>> {
+    if location.is_some_and(|location| !location.trim().is_empty()) {
+        return Ok(None);
+    }
+    let local = listener
+        .local_addr()
+        .context("the listener has no address")?;
+    let url = url::Url::parse(&format!("http://{local}/")).context("the listen address")?;
+    let file = ServeFile {
+        pid: std::process::id(),
+        url,
+        admin: state.admin_enabled(),
+    };
+    ServeFile::write(data, &file).map(Some)
+}
+
+/// Syncs the index whenever a request changed the store (a delisting through the admin API),
+/// until shutdown.
+async fn sync_on_change(directory: Directory, state: AppState, shutdown: Shutdown) {
+    let changed = state.on_store_change();
+    loop {
+        tokio::select! {
+            () = changed.notified() => {
+                if let Err(error) = directory.sync(Some(state.progress())).await {
+                    tracing::error!(error = format!("{error:#}"), "cannot sync the index");
                 }
             }
-            let Some(every) = self.every else {
-                return;
-            };
-            let next = OffsetDateTime::now_utc() + every;
-            progress.next_crawl_at(Some(next));
-            tracing::info!(next = %next, "next crawl scheduled");
-            tokio::select! {
-                () = tokio::time::sleep(every) => {}
-                () = shutdown.wait() => return,
-            }
+            () = shutdown.wait() => return,
         }
     }
 }

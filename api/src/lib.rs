@@ -19,6 +19,8 @@
 //!   JSON API and the skill-sharing endpoints, one module per resource), `web` (the pages),
 //!   `mcp` (`POST /mcp`), `rpc` (`POST /rpc`, JSON-RPC 2.0) and [`export`] (`skillscout
 //!   export` and `/v1/export`).
+//! - `intake`: where requests that change what the directory crawls go (the admin API's
+//!   seeds and delisting), the one writer of the frontier in `api`.
 //! - `router`: the route table that mounts them, with the layers around them (work limit,
 //!   timeout, metrics, tracing, CORS, caching headers).
 //! - `state`: [`AppState`] (the read model, tokens, metrics, configuration, work limit) and
@@ -38,7 +40,8 @@
 //! # Invariants
 //!
 //! - The server never writes the index and never fetches a remote URL: it reads the index,
-//!   the crawl store and the blob store, which the crawl fills.
+//!   the crawl store and the blob store, which the crawl fills. The one write it makes is to
+//!   the frontier, through `intake` (what to crawl, what is delisted).
 //! - An anonymous caller never sees a `private` record on any endpoint: not in hits, totals,
 //!   facet counts, records, files, changes, protocol documents or pages. Every record an
 //!   endpoint lists or shows, and every crawl error or diagnostic about one, passes the one
@@ -57,6 +60,7 @@ mod directory;
 mod error;
 pub mod export;
 mod extract;
+mod intake;
 mod markup;
 mod mcp;
 mod metrics;

@@ -16,9 +16,12 @@ use tower_http::cors::{Any, CorsLayer};
 use tower_http::trace::TraceLayer;
 
 use crate::error::{ApiError, shorten};
-use crate::routes::{changes, domains, health, mirror, search, sharing, skills};
+use crate::routes::{admin, changes, domains, health, mirror, search, sharing, skills};
 use crate::state::{AppState, MAX_STREAM_HOLD, WorkPermit};
 use crate::{caching, export, mcp, metrics, rpc, web};
+
+/// The largest body the admin API takes: a page of seeds.
+const ADMIN_BODY_BYTES: usize = 16 * 1024 * 1024;
 
 /// Builds the router.
 pub(crate) fn router(state: AppState) -> Router {
@@ -85,9 +88,20 @@ pub(crate) fn router(state: AppState) -> Router {
             mcp::caller_layer,
         ));
 
+    // The operator's API: tokens of its own, no CORS (browsers have no business calling it),
+    // bodies up to a page of 10,000 seeds.
+    let admin = Router::new()
+        .route("/admin/v1/seeds", get(admin::list).post(admin::add))
+        .route("/admin/v1/seeds/remove", post(admin::remove))
+        .route("/admin/v1/delist", post(admin::delist))
+        .route("/admin/v1/undelist", post(admin::undelist))
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(ADMIN_BODY_BYTES));
+
     reads
         .merge(streams)
         .merge(rpc)
+        .merge(admin)
         .merge(mcp)
         .fallback(fallback)
         .layer(middleware::from_fn_with_state(

@@ -13,6 +13,7 @@ use crate::access::Policy;
 use crate::auth::Tokens;
 use crate::directory::Directory;
 use crate::directory::urls::Urls;
+use crate::intake::Intake;
 use crate::metrics::Metrics;
 use crate::progress::CrawlProgress;
 
@@ -49,6 +50,8 @@ pub struct ServeConfig {
     /// how long an MCP client may treat a listing as current (`ttlMs`). Without it,
     /// [`ServeConfig::cache_max_age`].
     pub recrawl_every: Option<Duration>,
+    /// The tokens of the admin API (`/admin/v1/…`); `None` turns it off.
+    pub admin_tokens: Option<Tokens>,
 }
 
 impl Default for ServeConfig {
@@ -61,6 +64,7 @@ impl Default for ServeConfig {
             cache_max_age: DEFAULT_CACHE_MAX_AGE,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             recrawl_every: None,
+            admin_tokens: None,
         }
     }
 }
@@ -73,6 +77,8 @@ pub struct AppState {
 
 struct Shared {
     directory: Directory,
+    /// Where requests that change what the directory crawls go (the admin API).
+    intake: Intake,
     tokens: Tokens,
     metrics: Metrics,
     config: ServeConfig,
@@ -100,6 +106,7 @@ impl AppState {
         config: ServeConfig,
     ) -> AppState {
         let work = Arc::new(tokio::sync::Semaphore::new(config.max_in_flight.max(1)));
+        let intake = Intake::new(store.frontier().clone());
         let directory = Directory::new(
             index,
             store,
@@ -112,6 +119,7 @@ impl AppState {
             inner: Arc::new(Shared {
                 work,
                 directory,
+                intake,
                 tokens,
                 metrics: Metrics::default(),
                 config,
@@ -145,6 +153,27 @@ impl AppState {
     /// reports to it.
     pub fn progress(&self) -> &CrawlProgress {
         self.inner.directory.progress()
+    }
+
+    /// Returns where requests that change what the directory crawls go.
+    pub(crate) fn intake(&self) -> &Intake {
+        &self.inner.intake
+    }
+
+    /// Returns what is woken when a request changed the store (a delisting through the admin
+    /// API): whoever owns the index writer syncs the index then.
+    pub fn on_store_change(&self) -> Arc<tokio::sync::Notify> {
+        self.inner.intake.on_change()
+    }
+
+    /// True when the admin API is on (`serve --admin-token-file`).
+    pub fn admin_enabled(&self) -> bool {
+        self.inner.config.admin_tokens.is_some()
+    }
+
+    /// Returns the admin API's tokens, when it is on.
+    pub(crate) fn admin_tokens(&self) -> Option<&Tokens> {
+        self.inner.config.admin_tokens.as_ref()
     }
 
     /// Returns the read model, which every front end asks.

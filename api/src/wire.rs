@@ -280,6 +280,9 @@ pub(crate) struct DomainSummary {
     /// When an index of it was last read successfully.
     #[serde(with = "time::serde::rfc3339::option")]
     pub(crate) last_success: Option<OffsetDateTime>,
+    /// Its place in the frontier.
+    #[serde(flatten)]
+    pub(crate) frontier: FrontierView,
 }
 
 /// The `GET /v1/domains` body.
@@ -327,8 +330,42 @@ pub(crate) struct DomainDetail {
     pub(crate) caching: Option<CachingHeaders>,
     /// True while a background crawl runs (this domain may be in it).
     pub(crate) crawling: bool,
+    /// Its place in the frontier: state, schedule, how it got there (`null` when the
+    /// frontier no longer holds it).
+    #[serde(flatten)]
+    pub(crate) frontier: FrontierView,
     /// The publisher health report.
     pub(crate) health: HealthView,
+}
+
+/// A domain's row of the frontier, as `/v1/domains` and `/v1/domains/{domain}` show it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct FrontierView {
+    /// `seed`, `submitted`, `discovered` or `imported` (how it got there; a delisted domain
+    /// is never shown).
+    pub(crate) state: Option<&'static str>,
+    /// Where it came from, when that says more (the directory it was imported from).
+    pub(crate) source: Option<String>,
+    /// When it is crawled next.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub(crate) next_crawl_at: Option<OffsetDateTime>,
+    /// Its revisit interval, in seconds (it shrinks while its skills change and grows while
+    /// they do not).
+    pub(crate) interval: Option<u64>,
+}
+
+impl From<Option<&store::FrontierEntry>> for FrontierView {
+    fn from(entry: Option<&store::FrontierEntry>) -> FrontierView {
+        let Some(entry) = entry.filter(|entry| entry.delisted.is_none()) else {
+            return FrontierView::default();
+        };
+        FrontierView {
+            state: Some(entry.state().as_str()),
+            source: entry.source.clone(),
+            next_crawl_at: Some(entry.next_crawl_at),
+            interval: entry.interval_secs,
+        }
+    }
 }
 
 /// The publisher health report, `{score, checks, clients}`: in `GET /v1/domains/{domain}` and,

@@ -1,23 +1,20 @@
 //! The crawl: many domains at once, each politely, results stored as they come.
 //!
-//! [`crawl`] runs up to `concurrency` domain crawls at a time ([`domain::crawl_domain`]); a
-//! domain waiting out a `Retry-After` gives its slot to another meanwhile ([`CrawlSlot`]).
-//! One writer applies finished domains to the store in batches (one transaction, one disk
-//! sync, for the domains that finished within a quarter of a second) and hands each domain's
-//! report line to the observer as it is stored ([`CrawlObserver::domain_stored`]), keeping
-//! only sums unless [`CrawlConfig::keep_report_lines`] asks for the lines: what a crawl keeps
-//! does not grow with the number of domains. Nor does it grow with a domain's size: a domain
-//! whose finished records outgrow a budget stores them as it goes ([`domain::STREAM_BYTES`]).
-//! Ctrl-C (the `shutdown` future) stops new work and
-//! abandons domains in flight; every domain that finished is stored and reported, and the
-//! report says the crawl was interrupted.
-//!
-//! The domains come from a fixed list ([`crawl`]) or, for the workers of a shared store, from
-//! leases on its frontier ([`crawl_work`] with [`Work::Frontier`], see [`worker`]); both run
-//! the same domain crawl and the same store writer.
+//! [`crawl_work`] runs up to `concurrency` domain crawls at a time ([`domain::crawl_domain`]);
+//! a domain waiting out a `Retry-After` gives its slot to another meanwhile ([`CrawlSlot`]).
+//! Its domains come from the frontier ([`feed`]: the targets it was given, or what is due),
+//! leased before their first request. One writer ([`writer`]) applies finished domains to the
+//! store in batches, releases each on the frontier with what its crawl saw, and hands its
+//! report line to the observer ([`CrawlObserver::domain_stored`]), keeping only sums unless
+//! [`CrawlConfig::keep_report_lines`] asks for the lines: what a crawl keeps grows neither
+//! with the number of domains nor with a domain's size ([`domain::STREAM_BYTES`]). Ctrl-C or
+//! SIGTERM (the `shutdown` future) stops new work and abandons domains in flight, whose leases
+//! then expire; every domain that finished is stored and reported, and the report says the
+//! crawl was interrupted.
 
 pub mod domain;
-pub mod worker;
+pub mod feed;
+mod writer;
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
@@ -32,13 +29,16 @@ use crate::credentials::Credentials;
 use crate::fetch::{FetchSettings, Fetcher, HttpCache};
 use crate::politeness::CrawlSlot;
 pub use domain::{DomainCrawl, IndexRead, crawl_domain};
+pub use feed::{Feed, Skipped, Source};
+use feed::{Leases, STORE_RETRIES, TopUp};
 use formats::seeds::SeedTarget;
 use formats::site::SiteFindings;
 use store::blobs::Blobs;
 pub use store::report::{CrawlReport, DomainReport, Totals};
-use store::{ApplyStats, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, Store, StoreError};
-pub use worker::FrontierWork;
-use worker::{Leases, STORE_RETRIES, TopUp, retry_unavailable};
+use store::{
+    AddStats, ApplyStats, CrawlErrorEntry, DomainStatus, DomainUpdate, Outcome, Store, StoreError,
+};
+use writer::{Finished, write_batches};
 
 /// The default pause between two requests to one host (DESIGN.md §3).
 pub const DEFAULT_HOST_DELAY: Duration = Duration::from_millis(1000);
@@ -54,12 +54,8 @@ pub const DEFAULT_MAX_REDIRECTS: usize = 5;
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
 /// The first backoff before a retry.
 pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_secs(1);
-/// The most domains applied to the store in one transaction.
-const MAX_BATCH: usize = 256;
 /// The error code of a domain whose crawl panicked.
 const INTERNAL_ERROR: &str = "internal_error";
-/// How long the store writer gathers finished domains before it commits them.
-const BATCH_WINDOW: Duration = Duration::from_millis(250);
 
 /// Returns the default `User-Agent`: `skillscout/<version> (+<project URL>)`.
 pub fn default_user_agent() -> String {
@@ -127,6 +123,12 @@ pub trait CrawlObserver: Send + Sync {
         let _ = last_seq;
     }
 
+    /// A crawl that keeps running found nothing due after crawling something: a round is
+    /// over; the next domain falls due at `next_due`.
+    fn round_finished(&self, next_due: Option<OffsetDateTime>) {
+        let _ = next_due;
+    }
+
     /// A domain's line of the report, with what it changed in the store, once it is stored:
     /// a report writer that writes lines as they come lets the crawl keep none
     /// ([`CrawlConfig::keep_report_lines`]).
@@ -152,19 +154,19 @@ pub enum CrawlError {
     Store(#[from] StoreError),
 }
 
-/// Where a crawl's domains come from.
-#[derive(Debug, Clone)]
-pub enum Work {
-    /// These targets, one crawl per domain.
-    Targets(Vec<SeedTarget>),
-    /// Leases on a shared frontier, as they fall due (see [`worker`]).
-    Frontier(FrontierWork),
+/// What a crawl did besides its report: the targets it skipped and what adding them did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CrawlSummary {
+    /// Given targets not crawled (delisted, held elsewhere, named twice).
+    pub skipped: Skipped,
+    /// What adding the given targets to the frontier did.
+    pub added: AddStats,
 }
 
-/// Crawls `targets` and stores what it finds; returns the report.
-///
-/// Targets that name the same domain are crawled once (a site with a base path wins over the
-/// bare host, since it probes the root as well; otherwise the first given). The crawl stops early when `shutdown` completes.
+/// Crawls `targets` now, by a crawl of a name of its own, and stores what it finds; returns
+/// the report. Targets that name the same domain are crawled once (a site with a base path
+/// wins over the bare host, since it probes the root as well; otherwise the first given).
+/// The crawl stops early when `shutdown` completes.
 pub async fn crawl(
     config: CrawlConfig,
     targets: Vec<SeedTarget>,
@@ -173,40 +175,41 @@ pub async fn crawl(
     observer: Arc<dyn CrawlObserver>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<CrawlReport, CrawlError> {
-    crawl_work(
+    let owner = format!("crawl/{}/{}", std::process::id(), unique_suffix());
+    let (report, _) = crawl_work(
         config,
-        Work::Targets(targets),
+        Feed::targets(targets, owner),
         store,
         blobs,
         observer,
         shutdown,
     )
-    .await
+    .await?;
+    Ok(report)
 }
 
-/// Crawls the domains `work` names and stores what it finds; returns the report of the
-/// domains this crawl stored. With [`Work::Frontier`], each domain is released on the
-/// frontier once its results are stored, and the crawl ends when the round is over (nothing
-/// due, nothing leased by anyone) or, for a worker that keeps running, at shutdown.
+/// A suffix that makes a crawl's name unique within a process.
+fn unique_suffix() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Crawls the domains `feed` names, leased on the store's frontier, and stores what it finds;
+/// returns the report of the domains this crawl stored. Each domain is released on the
+/// frontier once its results are stored, with its next crawl scheduled. A crawl of given
+/// targets ends when they are all crawled; a crawl of due domains when nothing is due and
+/// nothing is leased by anyone or, for one that keeps running, at shutdown.
 pub async fn crawl_work(
     config: CrawlConfig,
-    work: Work,
+    feed: Feed,
     store: Arc<Store>,
     blobs: Blobs,
     observer: Arc<dyn CrawlObserver>,
     shutdown: impl Future<Output = ()>,
-) -> Result<CrawlReport, CrawlError> {
-    let (targets, leases) = match work {
-        Work::Targets(targets) => (one_per_domain(targets), None),
-        Work::Frontier(mut work) => {
-            work.check(config.fetch.host_delay)
-                .map_err(CrawlError::Config)?;
-            work.add = one_per_domain(work.add);
-            let leases = Leases::new(work);
-            leases.add_targets().await?;
-            (Vec::new(), Some(leases))
-        }
-    };
+) -> Result<(CrawlReport, CrawlSummary), CrawlError> {
+    feed.check(config.fetch.host_delay)
+        .map_err(CrawlError::Config)?;
+    let leases = Arc::new(Leases::new(store.frontier().clone(), feed));
     let fetcher = Arc::new(
         Fetcher::new(
             config.fetch.clone(),
@@ -225,7 +228,7 @@ pub async fn crawl_work(
         let observer = Arc::clone(&observer);
         let runtime = tokio::runtime::Handle::current();
         let keep_lines = config.keep_report_lines;
-        let leases = leases.clone();
+        let leases = Arc::clone(&leases);
         tokio::task::spawn_blocking(move || {
             write_batches(
                 &store,
@@ -233,13 +236,11 @@ pub async fn crawl_work(
                 observer.as_ref(),
                 &runtime,
                 keep_lines,
-                leases.as_ref(),
+                &leases,
             )
         })
     };
-    let heartbeat = leases
-        .as_ref()
-        .map(|leases| tokio::spawn(leases.clone().heartbeat()));
+    let heartbeat = tokio::spawn(Arc::clone(&leases).heartbeat());
 
     let crawl_one = |target: SeedTarget, slot: CrawlSlot| {
         let fetcher = Arc::clone(&fetcher);
@@ -247,42 +248,52 @@ pub async fn crawl_work(
         let prefetch = config.prefetch_files;
         async move { crawl_domain(&fetcher, &target, prefetch, Some(slot), Some(&store)).await }
     };
-    let mut sites = Sites::new(targets, concurrency, crawl_one);
+    let mut sites = Sites::new(Vec::new(), concurrency, crawl_one);
     let mut interrupted = false;
     let mut failure = None;
-    // A worker keeps up to half its concurrency more domains leased than it runs, so that a
+    // A crawl keeps up to half its concurrency more domains leased than it runs, so that a
     // slot that frees is filled at once, and leases again once a quarter of that is free (or
     // a slot would go idle); after a lease that found nothing due, it waits a moment.
-    let want = concurrency + concurrency / 2;
+    let want = concurrency + (concurrency / 2).max(1);
     let batch = (concurrency / 4).max(1);
     let wants_lease = |pending: usize| pending < concurrency || want - pending.min(want) >= batch;
+    // Whether the frontier had work since the crawl last found it idle (a round).
+    let mut round_open = false;
     let mut next_top_up = tokio::time::Instant::now();
+    let mut feeding = true;
     // Leases that failed in a row because the store was unavailable.
     let mut lease_failures = 0;
     tokio::pin!(shutdown);
     loop {
-        if let Some(leases) = &leases
-            && wants_lease(sites.pending())
-            && tokio::time::Instant::now() >= next_top_up
-        {
-            let in_flight = sites.pending();
+        if feeding && wants_lease(sites.occupied()) && tokio::time::Instant::now() >= next_top_up {
+            let in_flight = sites.occupied();
             match leases
-                .top_up(want.saturating_sub(in_flight), in_flight)
+                .top_up(want.saturating_sub(in_flight), sites.pending())
                 .await
             {
                 Ok(TopUp::Targets(leased)) => {
                     lease_failures = 0;
                     next_top_up = tokio::time::Instant::now();
                     if leased.is_empty() {
-                        next_top_up += leases.spacing(in_flight);
+                        next_top_up += leases.spacing(sites.pending());
+                    } else {
+                        round_open = true;
                     }
                     sites.extend(leased);
                 }
-                Ok(TopUp::RoundOver) => break,
+                Ok(TopUp::Idle(counts)) => {
+                    lease_failures = 0;
+                    next_top_up = tokio::time::Instant::now() + leases.spacing(0);
+                    if round_open {
+                        round_open = false;
+                        observer.round_finished(counts.next_due);
+                    }
+                }
+                Ok(TopUp::Over) => feeding = false,
                 // The store is unavailable (PostgreSQL restarting): the domains in flight go
                 // on, and leasing is tried again after a doubling wait.
                 Err(error @ StoreError::Unavailable { .. }) if lease_failures < STORE_RETRIES => {
-                    let wait = worker::store_retry_wait(lease_failures);
+                    let wait = feed::store_retry_wait(lease_failures);
                     tracing::warn!(%error, retry_in = ?wait, "leasing domains failed; retrying");
                     lease_failures += 1;
                     next_top_up = tokio::time::Instant::now() + wait;
@@ -293,10 +304,10 @@ pub async fn crawl_work(
                 }
             }
         }
-        if leases.is_none() && sites.pending() == 0 {
+        if !feeding && sites.pending() == 0 {
             break;
         }
-        let timer = leases.is_some() && wants_lease(sites.pending());
+        let timer = feeding && wants_lease(sites.occupied());
         let finished = tokio::select! {
             biased;
             () = &mut shutdown => {
@@ -316,21 +327,15 @@ pub async fn crawl_work(
             Err(message) => failed_domain(&target, message),
         };
         let report = DomainReport::new(&crawled.status, ApplyStats::default());
-        tracing::info!(
-            domain = %report.domain,
-            outcome = ?report.outcome,
-            skills = report.skills,
-            requests = report.requests,
-            errors = report.errors.len() + report.errors_omitted,
-            "domain crawled"
-        );
+        log_domain(&report);
         observer.domain_finished(&report);
-        // A worker records on the frontier how long the domain's host asked to be left
-        // alone beyond what the crawl waits out (`Retry-After` over the cap), so that no
-        // worker asks it again sooner.
-        let not_before = leases
-            .as_ref()
-            .and_then(|_| fetcher.take_left(target.origin().host_str()?));
+        // The frontier records how long the domain's host asked to be left alone beyond
+        // what the crawl waits out (`Retry-After` over the cap), so that no crawl asks it
+        // again sooner.
+        let not_before = target
+            .origin()
+            .host_str()
+            .and_then(|host| fetcher.take_left(host));
         let update = DomainUpdate {
             status: crawled.status,
             fresh: crawled.found.records,
@@ -356,17 +361,16 @@ pub async fn crawl_work(
     let written = writer
         .await
         .map_err(|error| CrawlError::Config(format!("the store writer failed: {error}")));
-    if let Some(heartbeat) = heartbeat {
-        // The leases of domains abandoned (interrupted) are left to expire: a domain's last
-        // request may have just been made, and its next holder must leave the host delay.
-        heartbeat.abort();
-    }
+    // The leases of domains abandoned (interrupted) are left to expire: a domain's last
+    // request may have just been made, and its next holder must leave the host delay.
+    heartbeat.abort();
     let mut report = written??;
     if let Some(error) = failure {
         return Err(CrawlError::Store(error));
     }
     report.interrupted = interrupted;
-    Ok(report)
+    let (skipped, added) = leases.skipped();
+    Ok((report, CrawlSummary { skipped, added }))
 }
 
 /// The sites of a crawl, each in its own task, at most `concurrency` holding a crawl slot at
@@ -384,6 +388,8 @@ struct Sites<T, F> {
     running: HashMap<tokio::task::Id, (usize, SeedTarget)>,
     /// The position of the next target added.
     added: usize,
+    /// The number of crawl slots.
+    concurrency: usize,
 }
 
 impl<T, F, Fut> Sites<T, F>
@@ -400,6 +406,7 @@ where
             tasks: JoinSet::new(),
             running: HashMap::new(),
             added: 0,
+            concurrency: concurrency.max(1),
         };
         sites.extend(targets);
         sites
@@ -449,10 +456,43 @@ where
         self.queue.len() + self.tasks.len()
     }
 
+    /// Returns how many sites hold or wait for a crawl slot: those waiting out a `Retry-After`
+    /// gave theirs back, and more sites may start meanwhile.
+    fn occupied(&self) -> usize {
+        let holding = self
+            .concurrency
+            .saturating_sub(self.slots.available_permits());
+        self.queue.len() + self.tasks.len().min(holding)
+    }
+
     /// Stops the running sites and waits until their tasks are gone.
     async fn abort(mut self) {
         self.tasks.abort_all();
         while self.tasks.join_next().await.is_some() {}
+    }
+}
+
+/// Logs a crawled domain: at info when it published something or something went wrong, at
+/// debug otherwise, so a census of a million domains that mostly publish nothing does not
+/// write a million lines.
+fn log_domain(report: &DomainReport) {
+    let errors = report.errors.len() + report.errors_omitted;
+    if report.outcome == Outcome::Ok || errors > 0 {
+        tracing::info!(
+            domain = %report.domain,
+            outcome = ?report.outcome,
+            skills = report.skills,
+            requests = report.requests,
+            errors,
+            "domain crawled"
+        );
+    } else {
+        tracing::debug!(
+            domain = %report.domain,
+            outcome = ?report.outcome,
+            requests = report.requests,
+            "domain crawled"
+        );
     }
 }
 
@@ -503,152 +543,9 @@ fn failed_domain(target: &SeedTarget, message: String) -> DomainCrawl {
     }
 }
 
-/// A domain's crawl, handed to the store writer.
-struct Finished {
-    /// Its target's position in the crawl.
-    position: usize,
-    update: DomainUpdate,
-    /// How long its host asked to be left alone, past what the crawl waited.
-    not_before: Option<Duration>,
-}
-
-/// Applies finished domains to the store in batches: a batch is what arrives within
-/// [`BATCH_WINDOW`] of its first domain (or [`MAX_BATCH`] domains), so that thousands of small
-/// domains cost a few disk syncs rather than one each. Returns each domain's statistics by
-/// position. A worker's domains are released on the frontier once their batch is stored, never
-/// before: a worker killed between the two has its domains crawled again, nothing is lost.
-fn write_batches(
-    store: &Store,
-    mut receiver: tokio::sync::mpsc::Receiver<Finished>,
-    observer: &dyn CrawlObserver,
-    runtime: &tokio::runtime::Handle,
-    keep_lines: bool,
-    leases: Option<&Leases>,
-) -> Result<CrawlReport, StoreError> {
-    let mut report = CrawlReport::default();
-    let mut kept: Vec<(usize, DomainReport)> = Vec::new();
-    while let Some(first) = receiver.blocking_recv() {
-        let deadline = tokio::time::Instant::now() + BATCH_WINDOW;
-        let mut positions = vec![first.position];
-        let mut not_before = vec![first.not_before];
-        let mut updates = vec![first.update];
-        while updates.len() < MAX_BATCH {
-            match runtime.block_on(tokio::time::timeout_at(deadline, receiver.recv())) {
-                Ok(Some(finished)) => {
-                    positions.push(finished.position);
-                    not_before.push(finished.not_before);
-                    updates.push(finished.update);
-                }
-                // The crawl is over, or the window has passed.
-                Ok(None) | Err(_) => break,
-            }
-        }
-        let mut lines: Vec<DomainReport> = updates
-            .iter()
-            .map(|update| DomainReport::new(&update.status, ApplyStats::default()))
-            .collect();
-        let domains: Vec<(String, Option<Duration>)> = updates
-            .iter()
-            .map(|update| update.status.domain.to_string())
-            .zip(not_before)
-            .collect();
-        let now = OffsetDateTime::now_utc();
-        let stats = match leases {
-            // A worker outlives a short outage of the shared store (a PostgreSQL restart):
-            // the batch is tried again, so it keeps a copy for that.
-            Some(_) => retry_unavailable("storing crawled domains", || {
-                store.blocking().apply(updates.clone(), now)
-            })?,
-            None => store.blocking().apply(updates, now)?,
-        };
-        let last_seq = match leases {
-            Some(leases) => {
-                leases.finish(domains)?;
-                retry_unavailable("reading the change log", || store.blocking().last_seq())?
-            }
-            None => store.blocking().last_seq()?,
-        };
-        observer.stored(last_seq);
-        for ((position, line), changes) in positions.into_iter().zip(lines.drain(..)).zip(stats) {
-            let line = DomainReport { changes, ..line };
-            observer.domain_stored(&line);
-            if keep_lines {
-                kept.push((position, line.clone()));
-            }
-            report.add(line, false);
-        }
-    }
-    // Kept lines go in seed order, whatever order the domains finished in.
-    kept.sort_by_key(|(position, _)| *position);
-    report.domains = kept.into_iter().map(|(_, line)| line).collect();
-    Ok(report)
-}
-
-/// Keeps one target per domain: the first with a base path (it probes the root too), else the
-/// first. An MCP endpoint is never replaced by a web site of its host, nor replaces one: a
-/// domain has one status, so one of the two sources is read per crawl, the first given.
-fn one_per_domain(targets: Vec<SeedTarget>) -> Vec<SeedTarget> {
-    let mut kept: Vec<SeedTarget> = Vec::with_capacity(targets.len());
-    let mut positions = std::collections::HashMap::new();
-    for target in targets {
-        match positions.get(&target.domain()) {
-            None => {
-                positions.insert(target.domain(), kept.len());
-                kept.push(target);
-            }
-            Some(&position) => {
-                let existing: &mut SeedTarget = &mut kept[position];
-                let existing_is_root_site =
-                    existing.base_path().is_none() && existing.mcp_endpoint().is_none();
-                if existing_is_root_site && target.base_path().is_some() {
-                    tracing::info!(kept = %target, dropped = %existing, "one crawl per domain");
-                    *existing = target;
-                } else {
-                    tracing::info!(kept = %existing, dropped = %target, "one crawl per domain");
-                }
-            }
-        }
-    }
-    kept
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn one_target_per_domain_preferring_a_path() {
-        let targets: Vec<SeedTarget> = [
-            "example.test",
-            "other.test",
-            "https://example.test/docs",
-            "https://example.test/blog",
-            "http://other.test",
-        ]
-        .iter()
-        .map(|raw| raw.parse().unwrap())
-        .collect();
-        let kept: Vec<String> = one_per_domain(targets)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        assert_eq!(kept, ["https://example.test/docs", "https://other.test"]);
-
-        let targets: Vec<SeedTarget> = [
-            "mcp+https://example.test/mcp",
-            "https://example.test/docs",
-            "other.test",
-            "mcp+https://other.test/mcp",
-        ]
-        .iter()
-        .map(|raw| raw.parse().unwrap())
-        .collect();
-        let kept: Vec<String> = one_per_domain(targets)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        assert_eq!(kept, ["mcp+https://example.test/mcp", "https://other.test"]);
-    }
 
     // See: the hardening issue, defect 6: a panicking domain vanished from the report.
     #[tokio::test]

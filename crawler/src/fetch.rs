@@ -23,6 +23,7 @@
 //! [`Session::post`] sends a JSON-RPC call (an MCP endpoint's) through steps 1, 2 and 4-6;
 //! it is never cached, and follows only a `307`/`308` to the same origin.
 
+pub mod admin;
 pub mod guard;
 pub mod tls;
 
@@ -387,7 +388,7 @@ impl Session<'_> {
         }
     }
 
-    /// A robots.txt stored less than a day ago, as its body.
+    /// A robots.txt stored less than a day ago, as its body (empty for a 4xx: allow all).
     async fn cached_robots(&self, robots_url: &Url) -> Option<Vec<u8>> {
         let cache = self.fetcher.cache.as_ref()?;
         // A point read from redb's page cache: cheaper in place than on the blocking pool (see
@@ -397,24 +398,33 @@ impl Session<'_> {
         if age.is_negative() || age.unsigned_abs() > ROBOTS_CACHE_TTL {
             return None;
         }
-        cache.blobs.get(&entry.body?).await.ok()?
+        match entry.body {
+            Some(digest) => cache.blobs.get(&digest).await.ok()?,
+            None if (400..500).contains(&entry.status) => Some(Vec::new()),
+            None => None,
+        }
     }
 
-    /// Keeps a robots.txt for a day (a 4xx is kept as an empty file: allow all).
+    /// Keeps a robots.txt for a day. A 4xx (most sites have none) is kept as its status
+    /// alone, which allows all: no blob to write for it.
     async fn remember_robots(&mut self, robots_url: &Url, body: &[u8], status: StatusCode) {
         let Some(cache) = &self.fetcher.cache else {
             return;
         };
-        let body: &[u8] = if status.is_success() { body } else { b"" };
-        let Ok(digest) = cache.blobs.put(body.to_vec()).await else {
-            return;
+        let (status, digest) = if status.is_success() {
+            match cache.blobs.put(body.to_vec()).await {
+                Ok(digest) => (200, Some(digest)),
+                Err(_) => return,
+            }
+        } else {
+            (status.as_u16(), None)
         };
         self.cache_updates.push((
             robots_url.clone(),
             Some(CacheEntry {
                 policy: serde_json::Value::Null,
-                status: 200,
-                body: Some(digest),
+                status,
+                body: digest,
                 stored_at: time::OffsetDateTime::now_utc(),
             }),
         ));

@@ -8,8 +8,9 @@
 //! record; one whose record is no longer stored counts as private. The health report is made
 //! of the same facts ([`health_of`]), so it says nothing of what the caller may not see.
 //!
-//! The frontier's view of a domain (its state, when it is crawled next, how it came to be
-//! crawled) belongs in [`DomainAnswer`] beside the status, read in [`Directory::domain`].
+//! The frontier's view of a domain (its state, when it is crawled next, its interval, how it
+//! came to be crawled) comes with the status. A delisted domain has neither status nor
+//! records: its answer is a 404, as for a domain never crawled.
 
 use std::collections::HashMap;
 
@@ -23,7 +24,8 @@ use super::skills::mirrored;
 use crate::cursor;
 use crate::error::ApiError;
 use crate::wire::{
-    CrawlErrorView, DiagnosticView, DomainDetail, DomainList, DomainSummary, HealthView,
+    CrawlErrorView, DiagnosticView, DomainDetail, DomainList, DomainSummary, FrontierView,
+    HealthView,
 };
 
 /// Everything a domain's page and `/v1/domains/{domain}` show.
@@ -115,6 +117,7 @@ impl Directory {
             last_success: status.last_success,
             caching: status.caching,
             crawling: self.progress().view().running,
+            frontier: FrontierView::from(self.store().entry(domain.as_str())?.as_ref()),
             health: HealthView::from(&health),
         };
         Ok(DomainAnswer {
@@ -182,6 +185,8 @@ fn domain_page(
         let skills = counts.get(status.domain.as_str()).copied().unwrap_or(0);
         let status = redact(directory, caller, status)?;
         let errors = status.errors.len() + status.errors_omitted;
+        let frontier =
+            FrontierView::from(directory.store().entry(status.domain.as_str())?.as_ref());
         summaries.push(DomainSummary {
             domain: status.domain,
             origin: status.origin,
@@ -192,6 +197,7 @@ fn domain_page(
             errors,
             crawled_at: status.crawled_at,
             last_success: status.last_success,
+            frontier,
         });
     }
     Ok(DomainList {

@@ -1,6 +1,7 @@
 //! The JSON API and the skill-sharing endpoints, one handler module per resource: renderings
 //! of the read model's answers (`directory`), mounted by the route table (`router`).
 
+pub(crate) mod admin;
 pub(crate) mod changes;
 pub(crate) mod domains;
 pub(crate) mod health;

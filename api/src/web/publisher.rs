@@ -102,6 +102,18 @@ fn report(urls: &Urls, answer: &DomainAnswer) -> Markup {
                 a href=(search) { "search them" } " · "
                 a href=(domain_status_path(&detail.domain)) { "JSON status" }
             }
+            @if let Some(state) = detail.frontier.state {
+                p.muted.schedule {
+                    "In the directory as " (state)
+                    @if let Some(next) = detail.frontier.next_crawl_at {
+                        " · next crawl " (html::time(next))
+                    }
+                    @if let Some(interval) = detail.frontier.interval {
+                        " · revisited every " (store::frontier::schedule::human(std::time::Duration::from_secs(interval)))
+                        " (sooner while its skills change)"
+                    }
+                }
+            }
         }
         section aria-labelledby="checks" {
             h2 #checks { "Health checks" }

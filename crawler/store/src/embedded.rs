@@ -5,7 +5,10 @@
 //! directory needs; every call is a short transaction, run by the [`Store`](crate::Store)
 //! handle on the blocking pool.
 
+mod frontier;
+
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use formats::{Domain, Skill};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
@@ -23,7 +26,7 @@ pub const STORE_FILE: &str = "crawl.redb";
 /// pages it never reads again (each domain's status and records are written once per crawl),
 /// so the process's memory grew with the number of hosts; the interior pages that lookups
 /// re-read fit in far less.
-const CACHE_BYTES: usize = 16 * 1024 * 1024;
+const CACHE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Record id -> JSON of [`StoredRecord`].
 const RECORDS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("records");
@@ -34,16 +37,35 @@ const DOMAINS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("domains"
 /// URL -> JSON of [`CacheEntry`].
 const HTTP_CACHE: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("http_cache");
 
+/// The store's clock: what "now" is for the frontier's schedule (a test sets its own).
+pub type Clock = Arc<dyn Fn() -> OffsetDateTime + Send + Sync>;
+
 /// The crawl state in one redb file in the data directory.
-#[derive(Debug)]
 pub struct EmbeddedStore {
     db: Database,
     path: PathBuf,
+    clock: Clock,
+    /// The frontier's leases, by domain (see the `frontier` module).
+    leases: Mutex<frontier::Leases>,
+}
+
+impl std::fmt::Debug for EmbeddedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedStore")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }
 
 impl EmbeddedStore {
     /// Opens (creating if needed) the store in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<EmbeddedStore, StoreError> {
+        EmbeddedStore::open_with_clock(data_dir, Arc::new(OffsetDateTime::now_utc))
+    }
+
+    /// Opens the store in `data_dir` with `clock` as its idea of now (for tests of the
+    /// frontier's schedule).
+    pub fn open_with_clock(data_dir: &Path, clock: Clock) -> Result<EmbeddedStore, StoreError> {
         let path = data_dir.join(STORE_FILE);
         let database_error = |message: String| StoreError::Database {
             location: path.display().to_string(),
@@ -52,17 +74,31 @@ impl EmbeddedStore {
         std::fs::create_dir_all(data_dir).map_err(|error| {
             database_error(format!("cannot create the data directory: {error}"))
         })?;
-        let db = redb::Builder::new()
+        let db = match redb::Builder::new()
             .set_cache_size(CACHE_BYTES)
             .create(&path)
-            .map_err(|error| database_error(error.to_string()))?;
-        let store = EmbeddedStore { db, path };
+        {
+            Ok(db) => db,
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) => {
+                return Err(StoreError::InUse {
+                    location: path.display().to_string(),
+                });
+            }
+            Err(error) => return Err(database_error(error.to_string())),
+        };
+        let store = EmbeddedStore {
+            db,
+            path,
+            clock,
+            leases: Mutex::new(frontier::Leases::new()),
+        };
         // Create every table up front, so that readers never meet a missing one.
         store.write(|txn| {
             txn.open_table(RECORDS)?;
             txn.open_table(CHANGES)?;
             txn.open_table(DOMAINS)?;
             txn.open_table(HTTP_CACHE)?;
+            EmbeddedStore::create_frontier_tables(txn)?;
             Ok(())
         })?;
         Ok(store)
@@ -279,6 +315,11 @@ impl RecordStore for EmbeddedStore {
             let mut seq = last.map_or(0, |(seq, _)| seq.value());
 
             for update in updates {
+                // A crawl that was running when its domain was delisted stores nothing.
+                if self.is_delisted_in(&txn, update.status.domain.as_str())? {
+                    all_stats.push(ApplyStats::default());
+                    continue;
+                }
                 let rule = Tombstones::of(&update);
                 let mut stats = update.streamed.stats;
                 for skill in update.fresh {
@@ -342,6 +383,9 @@ impl RecordStore for EmbeddedStore {
             let last = changes.last().map_err(|e| self.error(e))?;
             let mut seq = last.map_or(0, |(seq, _)| seq.value());
             for skill in fresh {
+                if self.is_delisted_in(&txn, skill.domain.as_str())? {
+                    continue;
+                }
                 let previous = self.read_record(&records, &skill.id.to_string())?;
                 let write = plan_record(previous, skill, now, &mut stats);
                 self.write_record(&mut records, &mut changes, &mut seq, write)?;

@@ -1,44 +1,308 @@
-//! The shared crawl frontier: the domains that several crawl workers, on one machine or
-//! many, crawl between them, each leased to one worker at a time.
+//! The crawl frontier: one row per domain the directory knows, with how it got there, when it
+//! is crawled next, and whether an operator delisted it. Both backends keep one, so every
+//! crawl (`crawl`, `serve --crawl`, the workers of a shared store) takes its domains from it.
 //!
-//! A worker adds its targets ([`FrontierStore::add`]), then repeatedly leases a batch of due
-//! domains ([`FrontierStore::lease`]), crawls them while it renews their leases
-//! ([`FrontierStore::renew`], a heartbeat), and once a domain's results are stored releases it
-//! with the time of its next crawl ([`FrontierStore::finish`]). A lease that is not renewed
-//! expires, and the domain is due again: the domains of a worker that died are taken over by
-//! the others, and nothing it had not stored is lost (it is crawled again).
+//! A crawl leases domains ([`FrontierStore::lease`] for what is due, [`FrontierStore::lease_named`]
+//! for the targets it was given), crawls them while it renews the leases, and once a domain's
+//! results are stored releases it with what it saw ([`FrontierStore::finish`]); the
+//! [`schedule`] turns that into the next visit. A lease that is not renewed expires, and the
+//! domain is due again: nothing a dead worker had not stored is lost. A delisted domain stays
+//! in the frontier as a deny list entry that no seed list, submission or discovery undoes.
 //!
-//! Only a store that several processes share has a frontier (the PostgreSQL one); the
-//! embedded store is one process's, and its crawls take their targets as given
-//! ([`Store::frontier`](crate::Store::frontier) is `None`).
-//!
-//! Every time here is the store's clock, never a worker's: workers on machines whose clocks
-//! disagree still agree on who holds what.
+//! Times are the store's clock, never a worker's. A domain whose last crawl lies in the
+//! store's future (the clock was set back) is due at once rather than stuck until the clock
+//! catches up.
 
-use std::fmt::Debug;
+pub mod schedule;
+
+use std::fmt::{self, Debug};
+use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::types::StoreError;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
 
-/// One domain of the frontier: its key and the target (seed line) crawled for it.
+use crate::types::{Outcome, StoreError};
+pub use schedule::{Observation, Schedule};
+
+/// How a domain got into the frontier (DESIGN.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AddedAs {
+    /// From a seed list or a command-line target.
+    Seed,
+    /// Submitted by a publisher (`POST /v1/domains`, an IndexNow ping).
+    Submitted,
+    /// Named in something the crawler read on another site.
+    Discovered,
+    /// Read from another directory's domain list.
+    Imported,
+}
+
+impl AddedAs {
+    /// Every value, in the order they are documented.
+    pub const ALL: [AddedAs; 4] = [
+        AddedAs::Seed,
+        AddedAs::Submitted,
+        AddedAs::Discovered,
+        AddedAs::Imported,
+    ];
+
+    /// Returns the value's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AddedAs::Seed => "seed",
+            AddedAs::Submitted => "submitted",
+            AddedAs::Discovered => "discovered",
+            AddedAs::Imported => "imported",
+        }
+    }
+}
+
+/// A domain's state as listings show it: how it got there, or `delisted`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FrontierState {
+    /// See [`AddedAs::Seed`].
+    Seed,
+    /// See [`AddedAs::Submitted`].
+    Submitted,
+    /// See [`AddedAs::Discovered`].
+    Discovered,
+    /// See [`AddedAs::Imported`].
+    Imported,
+    /// Taken out by an operator: never crawled, listed or re-added until undelisted.
+    Delisted,
+}
+
+impl FrontierState {
+    /// Every value, in the order they are documented.
+    pub const ALL: [FrontierState; 5] = [
+        FrontierState::Seed,
+        FrontierState::Submitted,
+        FrontierState::Discovered,
+        FrontierState::Imported,
+        FrontierState::Delisted,
+    ];
+
+    /// Returns the value's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FrontierState::Seed => "seed",
+            FrontierState::Submitted => "submitted",
+            FrontierState::Discovered => "discovered",
+            FrontierState::Imported => "imported",
+            FrontierState::Delisted => "delisted",
+        }
+    }
+}
+
+impl From<AddedAs> for FrontierState {
+    fn from(added_as: AddedAs) -> FrontierState {
+        match added_as {
+            AddedAs::Seed => FrontierState::Seed,
+            AddedAs::Submitted => FrontierState::Submitted,
+            AddedAs::Discovered => FrontierState::Discovered,
+            AddedAs::Imported => FrontierState::Imported,
+        }
+    }
+}
+
+impl fmt::Display for FrontierState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for FrontierState {
+    type Err = String;
+
+    fn from_str(raw: &str) -> Result<FrontierState, String> {
+        FrontierState::ALL
+            .into_iter()
+            .find(|state| state.as_str().eq_ignore_ascii_case(raw.trim()))
+            .ok_or_else(|| {
+                let names: Vec<&str> = FrontierState::ALL.iter().map(|s| s.as_str()).collect();
+                format!(
+                    "unknown state {raw:?}: expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// Why and when an operator delisted a domain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delisting {
+    /// The operator's reason, as given.
+    pub reason: String,
+    /// When.
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+/// One domain of the frontier, as listings and the domain API show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrontierEntry {
+    /// The domain key (`SeedTarget::domain`): host, and `:port` when not the default.
+    pub domain: String,
+    /// The target crawled for it (a seed line).
+    pub target: String,
+    /// How it got into the frontier.
+    pub added_as: AddedAs,
+    /// Where it came from, when that says more: the directory an imported domain was read
+    /// from, the site a discovered one was named on.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Its rank in a ranked seed list (`rank,domain`), when it came from one.
+    #[serde(default)]
+    pub rank: Option<u64>,
+    /// When it was added.
+    #[serde(with = "time::serde::rfc3339")]
+    pub added_at: OffsetDateTime,
+    /// When it is due.
+    #[serde(with = "time::serde::rfc3339")]
+    pub next_crawl_at: OffsetDateTime,
+    /// Its revisit interval, in seconds; `None` before its first crawl.
+    #[serde(default)]
+    pub interval_secs: Option<u64>,
+    /// When its last crawl finished.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub last_crawled_at: Option<OffsetDateTime>,
+    /// How its last crawl ended.
+    #[serde(default)]
+    pub last_outcome: Option<Outcome>,
+    /// When a crawl last changed one of its records.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub last_changed_at: Option<OffsetDateTime>,
+    /// How many crawls of it finished.
+    #[serde(default)]
+    pub crawls: u64,
+    /// The crawl that finished it last (host, process and start time): a crawl given the
+    /// same target twice crawls it once.
+    #[serde(default)]
+    pub last_crawled_by: Option<String>,
+    /// Set while it is delisted.
+    #[serde(default)]
+    pub delisted: Option<Delisting>,
+}
+
+impl FrontierEntry {
+    /// Returns its state: how it got there, or delisted.
+    pub fn state(&self) -> FrontierState {
+        if self.delisted.is_some() {
+            FrontierState::Delisted
+        } else {
+            self.added_as.into()
+        }
+    }
+
+    /// Returns its revisit interval, once it was crawled.
+    pub fn interval(&self) -> Option<Duration> {
+        self.interval_secs.map(Duration::from_secs)
+    }
+
+    /// True when it may be crawled at `now`: not delisted, and due (or its last crawl lies
+    /// in the future, which only a clock set back can do).
+    pub fn is_due(&self, now: OffsetDateTime) -> bool {
+        self.delisted.is_none()
+            && (self.next_crawl_at <= now || self.last_crawled_at.is_some_and(|last| last > now))
+    }
+}
+
+/// A target to add to the frontier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTarget {
+    /// The domain key.
+    pub domain: String,
+    /// The seed line to crawl for it.
+    pub target: String,
+    /// How it got here.
+    pub added_as: AddedAs,
+    /// Where from (see [`FrontierEntry::source`]).
+    pub source: Option<String>,
+    /// Its rank in a ranked list.
+    pub rank: Option<u64>,
+}
+
+/// What [`FrontierStore::add`] does with domains the frontier holds already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddMode {
+    /// They keep their schedule (a seed list read again changes nothing).
+    Keep,
+    /// They become due now (targets to crawl now, a recrawl request, a ping).
+    CrawlNow,
+}
+
+/// What an [`FrontierStore::add`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddStats {
+    /// New domains, due at once.
+    pub added: u64,
+    /// Known domains whose target changed, or that became due now.
+    pub updated: u64,
+    /// Known domains left as they were.
+    pub unchanged: u64,
+    /// Delisted domains, left delisted.
+    pub delisted: u64,
+}
+
+impl AddStats {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: AddStats) {
+        self.added += other.added;
+        self.updated += other.updated;
+        self.unchanged += other.unchanged;
+        self.delisted += other.delisted;
+    }
+}
+
+/// One domain of the frontier, leased: its key and the target to crawl.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrontierTarget {
-    /// The domain key (`SeedTarget::domain`), unique in the frontier.
+    /// The domain key, unique in the frontier.
     pub domain: String,
     /// The seed line to crawl for it.
     pub target: String,
 }
 
+/// What a crawl of a leased domain saw, for [`FrontierStore::finish`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crawled {
+    /// The domain.
+    pub domain: String,
+    /// How the crawl ended.
+    pub outcome: Outcome,
+    /// Whether it added, changed or removed a record.
+    pub changed: bool,
+    /// How long its host asked to be left alone beyond what the crawl waited out.
+    pub not_before: Option<Duration>,
+}
+
+/// Which rows [`FrontierStore::list`] returns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ListFilter {
+    /// Only rows in this state.
+    pub state: Option<FrontierState>,
+    /// Only rows due now.
+    pub due: bool,
+}
+
 /// How much work the frontier holds right now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct FrontierCounts {
-    /// Domains due and not leased (or whose lease expired): a worker may lease them now.
+    /// Domains due and not leased (or whose lease expired): a crawl may lease them now.
     pub due: u64,
-    /// Domains leased by a worker whose lease has not expired.
+    /// Domains leased by a crawl whose lease has not expired.
     pub leased: u64,
-    /// Every domain of the frontier.
+    /// Every domain of the frontier, delisted ones included.
     pub total: u64,
+    /// Delisted domains.
+    pub delisted: u64,
+    /// When the next domain not due yet falls due.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub next_due: Option<OffsetDateTime>,
 }
 
 impl FrontierCounts {
@@ -48,17 +312,36 @@ impl FrontierCounts {
     }
 }
 
-/// The frontier of a shared store. Blocking, like the other store traits.
-pub trait FrontierStore: Send + Sync + Debug {
-    /// Adds `targets`, each due at once if its domain is new; a domain already there keeps
-    /// its schedule and lease (its target is replaced when it differs); a domain given twice
-    /// keeps its first target. Idempotent: workers that start with the same seeds add them
-    /// once.
-    fn add(&self, targets: &[FrontierTarget]) -> Result<(), StoreError>;
+/// What [`FrontierStore::remove`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoveStats {
+    /// Rows removed.
+    pub removed: u64,
+    /// Delisted rows kept (undelist them first: the deny list is not forgotten by accident).
+    pub delisted: u64,
+    /// Domains the frontier did not hold.
+    pub unknown: u64,
+}
 
-    /// Leases at most `max` due domains to `owner` for `lease_for`: domains whose
-    /// `next_crawl_at` has passed and that nobody holds (or whose lease expired), oldest due
-    /// first. Two workers leasing at once never get the same domain.
+/// What [`FrontierStore::delist`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delisted {
+    /// Whether the domain was delisted already (its reason is replaced).
+    pub already: bool,
+    /// The records of the domain that became tombstones.
+    pub records_removed: u64,
+}
+
+/// The frontier. Blocking, like the other store traits; [`Frontier`] is the async handle.
+pub trait FrontierStore: Send + Sync + Debug {
+    /// Adds `targets`, new domains due at once. A known domain keeps its schedule unless
+    /// `mode` is [`AddMode::CrawlNow`] and takes the new target when it differs; its state
+    /// (how it got there) is kept. A delisted domain is left as it is. A domain given twice
+    /// keeps its first target. Each call is one transaction.
+    fn add(&self, targets: &[NewTarget], mode: AddMode) -> Result<AddStats, StoreError>;
+
+    /// Leases at most `max` due domains to `owner` for `lease_for`, oldest due first. Two
+    /// crawls leasing at once never get the same domain.
     fn lease(
         &self,
         owner: &str,
@@ -66,9 +349,22 @@ pub trait FrontierStore: Send + Sync + Debug {
         lease_for: Duration,
     ) -> Result<Vec<FrontierTarget>, StoreError>;
 
+    /// Leases those of `domains` that are in the frontier, not delisted, not held by another
+    /// crawl and not crawled since `since` (by this crawl or another: a target named twice,
+    /// or given to several workers, is crawled once), due or not.
+    fn lease_named(
+        &self,
+        owner: &str,
+        domains: &[String],
+        lease_for: Duration,
+        since: OffsetDateTime,
+    ) -> Result<Vec<FrontierTarget>, StoreError>;
+
+    /// Returns the store's clock: the time leases and schedules are reckoned in.
+    fn now(&self) -> Result<OffsetDateTime, StoreError>;
+
     /// Extends `owner`'s leases of `domains` to `lease_for` from now; returns the domains
-    /// `owner` still holds (a domain missing from the answer was taken over by another
-    /// worker after its lease expired).
+    /// `owner` still holds (a missing one was taken over after its lease expired).
     fn renew(
         &self,
         owner: &str,
@@ -76,18 +372,46 @@ pub trait FrontierStore: Send + Sync + Debug {
         lease_for: Duration,
     ) -> Result<Vec<String>, StoreError>;
 
-    /// Releases `owner`'s leases of `domains`, whose results are stored, and makes each due
-    /// again `next_after` from now; returns the domains released (a domain `owner` no
+    /// Releases `owner`'s leases of crawled domains, whose results are stored, and schedules
+    /// each one's next crawl by `schedule`; returns the domains released (one `owner` no
     /// longer held is left to its new holder).
     fn finish(
         &self,
         owner: &str,
-        domains: &[String],
-        next_after: Duration,
+        crawled: &[Crawled],
+        schedule: &Schedule,
     ) -> Result<Vec<String>, StoreError>;
 
-    /// Counts what is due and what is leased now.
+    /// Releases `owner`'s leases of `domains` without a crawl (a target that cannot be
+    /// crawled), due again `after` from now.
+    fn release(&self, owner: &str, domains: &[String], after: Duration) -> Result<(), StoreError>;
+
+    /// Counts what is due, leased, delisted and held, and when the next domain falls due.
     fn counts(&self) -> Result<FrontierCounts, StoreError>;
+
+    /// Returns the row of `domain`.
+    fn entry(&self, domain: &str) -> Result<Option<FrontierEntry>, StoreError>;
+
+    /// Returns at most `limit` rows that pass `filter`, in domain order, after `after`.
+    fn list(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        filter: ListFilter,
+    ) -> Result<Vec<FrontierEntry>, StoreError>;
+
+    /// Removes the rows of `domains`, except delisted ones; their records and statuses stay
+    /// until the domain is crawled again or delisted.
+    fn remove(&self, domains: &[String]) -> Result<RemoveStats, StoreError>;
+
+    /// Delists `domain` for `reason`, adding it to the frontier if it is not there: in one
+    /// transaction its live records become tombstones (readers of the change log remove them
+    /// everywhere), its status and cached responses are forgotten, and no crawl stores
+    /// anything for it until it is undelisted.
+    fn delist(&self, domain: &str, reason: &str) -> Result<Delisted, StoreError>;
+
+    /// Takes `domain` off the deny list, due at once; false when it was not delisted.
+    fn undelist(&self, domain: &str) -> Result<bool, StoreError>;
 }
 
 /// A cheap-to-clone handle on a [`FrontierStore`], with `async` methods that run each call on
@@ -116,8 +440,12 @@ impl Frontier {
     }
 
     /// See [`FrontierStore::add`].
-    pub async fn add(&self, targets: Vec<FrontierTarget>) -> Result<(), StoreError> {
-        self.run(move |backend| backend.add(&targets)).await
+    pub async fn add(
+        &self,
+        targets: Vec<NewTarget>,
+        mode: AddMode,
+    ) -> Result<AddStats, StoreError> {
+        self.run(move |backend| backend.add(&targets, mode)).await
     }
 
     /// See [`FrontierStore::lease`].
@@ -130,6 +458,24 @@ impl Frontier {
         let owner = owner.to_owned();
         self.run(move |backend| backend.lease(&owner, max, lease_for))
             .await
+    }
+
+    /// See [`FrontierStore::lease_named`].
+    pub async fn lease_named(
+        &self,
+        owner: &str,
+        domains: Vec<String>,
+        lease_for: Duration,
+        since: OffsetDateTime,
+    ) -> Result<Vec<FrontierTarget>, StoreError> {
+        let owner = owner.to_owned();
+        self.run(move |backend| backend.lease_named(&owner, &domains, lease_for, since))
+            .await
+    }
+
+    /// See [`FrontierStore::now`].
+    pub async fn now(&self) -> Result<OffsetDateTime, StoreError> {
+        self.run(|backend| backend.now()).await
     }
 
     /// See [`FrontierStore::renew`].
@@ -148,16 +494,64 @@ impl Frontier {
     pub async fn finish(
         &self,
         owner: &str,
-        domains: Vec<String>,
-        next_after: Duration,
+        crawled: Vec<Crawled>,
+        schedule: Schedule,
     ) -> Result<Vec<String>, StoreError> {
         let owner = owner.to_owned();
-        self.run(move |backend| backend.finish(&owner, &domains, next_after))
+        self.run(move |backend| backend.finish(&owner, &crawled, &schedule))
+            .await
+    }
+
+    /// See [`FrontierStore::release`].
+    pub async fn release(
+        &self,
+        owner: &str,
+        domains: Vec<String>,
+        after: Duration,
+    ) -> Result<(), StoreError> {
+        let owner = owner.to_owned();
+        self.run(move |backend| backend.release(&owner, &domains, after))
             .await
     }
 
     /// See [`FrontierStore::counts`].
     pub async fn counts(&self) -> Result<FrontierCounts, StoreError> {
         self.run(|backend| backend.counts()).await
+    }
+
+    /// See [`FrontierStore::entry`].
+    pub async fn entry(&self, domain: &str) -> Result<Option<FrontierEntry>, StoreError> {
+        let domain = domain.to_owned();
+        self.run(move |backend| backend.entry(&domain)).await
+    }
+
+    /// See [`FrontierStore::list`].
+    pub async fn list(
+        &self,
+        after: Option<String>,
+        limit: usize,
+        filter: ListFilter,
+    ) -> Result<Vec<FrontierEntry>, StoreError> {
+        self.run(move |backend| backend.list(after.as_deref(), limit, filter))
+            .await
+    }
+
+    /// See [`FrontierStore::remove`].
+    pub async fn remove(&self, domains: Vec<String>) -> Result<RemoveStats, StoreError> {
+        self.run(move |backend| backend.remove(&domains)).await
+    }
+
+    /// See [`FrontierStore::delist`].
+    pub async fn delist(&self, domain: &str, reason: &str) -> Result<Delisted, StoreError> {
+        let domain = domain.to_owned();
+        let reason = reason.to_owned();
+        self.run(move |backend| backend.delist(&domain, &reason))
+            .await
+    }
+
+    /// See [`FrontierStore::undelist`].
+    pub async fn undelist(&self, domain: &str) -> Result<bool, StoreError> {
+        let domain = domain.to_owned();
+        self.run(move |backend| backend.undelist(&domain)).await
     }
 }

@@ -28,8 +28,8 @@
 //!   the same rule).
 //! - [`embedded`]: the redb backend.
 //! - [`postgres`]: the PostgreSQL backend, its pool and its migrations.
-//! - [`frontier`]: the crawl frontier that the workers of a shared store lease domains
-//!   from ([`Frontier`]; the PostgreSQL store only).
+//! - [`frontier`]: the crawl frontier every crawl leases its domains from ([`Frontier`]):
+//!   states, adaptive revisits ([`frontier::schedule`]), the deny list of delisted domains.
 //! - [`blobs`]: content-addressed bytes ([`Blobs`], [`FileBlobs`]).
 //! - [`report`]: the crawl report (`skillscout crawl --report`), built from domain statuses.
 //!
@@ -64,7 +64,11 @@ use url::Url;
 
 pub use blobs::{BLOBS_DIR, BlobStore, Blobs, FileBlobs, MAX_BLOB_BYTES};
 pub use embedded::{EmbeddedStore, STORE_FILE};
-pub use frontier::{Frontier, FrontierCounts, FrontierStore, FrontierTarget};
+pub use frontier::{
+    AddMode, AddStats, AddedAs, Crawled, Delisted, Delisting, Frontier, FrontierCounts,
+    FrontierEntry, FrontierState, FrontierStore, FrontierTarget, ListFilter, NewTarget,
+    RemoveStats, Schedule,
+};
 pub use postgres::{Migrated, PostgresBlobs, PostgresConfig, PostgresStore, SCHEMA_VERSION};
 pub use report::{CrawlReport, DomainReport, Totals};
 pub use types::{
@@ -100,11 +104,7 @@ pub fn open(location: Option<&str>, data_dir: &Path) -> Result<(Store, Blobs), S
     }
     let backend = PostgresStore::connect(&PostgresConfig::new(location))?;
     let blobs = Blobs::from_backend(Arc::new(backend.blobs()));
-    let frontier = Frontier::from_backend(Arc::new(backend.clone()));
-    Ok((
-        Store::from_backend(Arc::new(backend)).with_frontier(frontier),
-        blobs,
-    ))
+    Ok((Store::from_backend(Arc::new(backend)), blobs))
 }
 
 /// Applies the migrations that the PostgreSQL database at `url` lacks, and returns the schema
@@ -224,10 +224,10 @@ pub trait HttpCacheStore: Send + Sync + Debug {
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError>;
 }
 
-/// A backend that keeps both records and cache entries.
-pub trait Backend: RecordStore + HttpCacheStore {}
+/// A backend that keeps records, cache entries and the frontier.
+pub trait Backend: RecordStore + HttpCacheStore + FrontierStore {}
 
-impl<T: RecordStore + HttpCacheStore> Backend for T {}
+impl<T: RecordStore + HttpCacheStore + FrontierStore> Backend for T {}
 
 /// Runs `call` on `backend` on the blocking pool: the async handles' one way into the
 /// blocking traits. A call that panicked or was cancelled is [`StoreError::Interrupted`].
@@ -250,8 +250,8 @@ where
 #[derive(Debug, Clone)]
 pub struct Store {
     backend: Arc<dyn Backend>,
-    /// The shared frontier, for a store that several crawl workers share.
-    frontier: Option<Frontier>,
+    /// The frontier, on the same backend.
+    frontier: Frontier,
 }
 
 impl Store {
@@ -264,24 +264,14 @@ impl Store {
 
     /// Returns a handle on `backend`.
     pub fn from_backend(backend: Arc<dyn Backend>) -> Store {
-        Store {
-            backend,
-            frontier: None,
-        }
+        let frontier = Frontier::from_backend(Arc::clone(&backend) as Arc<dyn FrontierStore>);
+        Store { backend, frontier }
     }
 
-    /// Returns this handle with the shared crawl frontier `frontier`.
-    pub fn with_frontier(self, frontier: Frontier) -> Store {
-        Store {
-            frontier: Some(frontier),
-            ..self
-        }
-    }
-
-    /// Returns the crawl frontier that the crawl workers of this store share: `Some` for a
-    /// store several processes share (PostgreSQL), `None` for the embedded store.
-    pub fn frontier(&self) -> Option<&Frontier> {
-        self.frontier.as_ref()
+    /// Returns the crawl frontier: the domains the directory crawls, their schedules and the
+    /// deny list.
+    pub fn frontier(&self) -> &Frontier {
+        &self.frontier
     }
 
     /// Returns the backend, for code that runs on a blocking thread already.

@@ -57,6 +57,20 @@ pub enum StoreError {
         /// The newest schema version this binary knows.
         known: i64,
     },
+    /// The embedded store is open in another process (a running `skillscout serve`, a crawl):
+    /// redb lets one process at a time hold its file.
+    #[error("crawl store {location} is in use by another skillscout process")]
+    InUse {
+        /// The database file.
+        location: String,
+    },
+    /// A value given to the store cannot be used (a domain that does not parse); nothing was
+    /// written.
+    #[error("{message}")]
+    InvalidInput {
+        /// What is wrong, naming the value.
+        message: String,
+    },
     /// The store location is not one this crate can open: neither the embedded store nor a
     /// `postgres://` / `postgresql://` URL, or a URL that does not parse.
     #[error("invalid crawl store location: {message}")]
@@ -99,6 +113,35 @@ pub enum Outcome {
     Unreachable,
     /// Something else went wrong (a refused destination, an index that could not be used).
     Error,
+}
+
+impl Outcome {
+    /// Every value, in the order they are documented.
+    pub const ALL: [Outcome; 5] = [
+        Outcome::Ok,
+        Outcome::NotFound,
+        Outcome::Disallowed,
+        Outcome::Unreachable,
+        Outcome::Error,
+    ];
+
+    /// Returns the value's name, as the report writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::NotFound => "not_found",
+            Outcome::Disallowed => "disallowed",
+            Outcome::Unreachable => "unreachable",
+            Outcome::Error => "error",
+        }
+    }
+
+    /// Returns the outcome named `name`.
+    pub fn from_name(name: &str) -> Option<Outcome> {
+        Outcome::ALL
+            .into_iter()
+            .find(|outcome| outcome.as_str() == name)
+    }
 }
 
 /// One error of a domain's crawl, as the report shows it.

@@ -362,6 +362,11 @@ pub(crate) trait Backend {
     fn store(&self) -> Store;
     /// Opens a handle on the blobs.
     fn blobs(&self) -> Blobs;
+    /// Returns a frontier handle for one more worker, beside `store`: its own connection where
+    /// the backend has connections, the same store where one process holds it.
+    fn frontier_handle(&self, store: &Store) -> store::Frontier {
+        store.frontier().clone()
+    }
 }
 
 /// One test per check of the suite, for the backend that `$open` returns (`None`: skip).
@@ -419,13 +424,14 @@ mod embedded {
     }
 
     conformance!(Some(tempdir()));
+    super::frontier::frontier_conformance!(Some(tempdir()));
 }
-
-#[path = "conformance/postgres.rs"]
-mod postgres;
 
 #[path = "conformance/frontier.rs"]
 mod frontier;
+
+#[path = "conformance/postgres.rs"]
+mod postgres;
 
 /// A fresh directory, removed when the guard is dropped.
 struct TempDir(PathBuf);

@@ -1,23 +1,22 @@
-//! A crawl worker over a shared frontier outlives a short outage of its store: leasing,
-//! storing and releasing are tried again, and every domain ends stored and released.
+//! A crawl worker over the frontier outlives a short outage of its store: leasing, storing and
+//! releasing are tried again, and every domain ends stored and released.
 //!
-//! The frontier here is an in-memory one and the store the embedded one, each failing its
-//! first calls with `StoreError::Unavailable`, as a PostgreSQL store does while its server
-//! restarts; the multi-process tests over a real PostgreSQL server are the binary's
-//! (`tests/integration/workers.rs`).
+//! The store is the embedded one, failing its first calls with `StoreError::Unavailable`, as
+//! a PostgreSQL store does while its server restarts; the multi-process tests over a real
+//! PostgreSQL server are the binary's (`tests/integration/workers.rs`).
 
-use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crawler::crawl::{FrontierWork, Quiet, Work};
+use crawler::crawl::{Feed, Quiet};
 use formats::Domain;
 use store::blobs::Blobs;
 use store::{
-    ApplyStats, CacheEntry, DomainStatus, DomainUpdate, EmbeddedStore, Frontier, FrontierCounts,
-    FrontierStore, FrontierTarget, HttpCacheStore, Outcome, RecordStore, Store, StoreError,
-    StoredRecord,
+    AddMode, AddStats, AddedAs, ApplyStats, CacheEntry, Crawled, Delisted, DomainStatus,
+    DomainUpdate, EmbeddedStore, FrontierCounts, FrontierEntry, FrontierStore, FrontierTarget,
+    HttpCacheStore, ListFilter, NewTarget, Outcome, RecordStore, RemoveStats, Schedule, Store,
+    StoreError, StoredRecord,
 };
 use time::OffsetDateTime;
 use url::Url;
@@ -41,119 +40,100 @@ fn unavailable() -> StoreError {
     }
 }
 
-/// One domain of [`MemoryFrontier`].
-#[derive(Debug, Clone)]
-struct Row {
-    target: String,
-    leased_by: Option<String>,
-    crawls: u32,
-}
-
-/// A frontier in memory whose first `lease_failures` leases and `finish_failures` releases
-/// fail as an unavailable store's do. Leases never expire (one worker here).
-#[derive(Debug, Default)]
-struct MemoryFrontier {
-    rows: Mutex<BTreeMap<String, Row>>,
+/// The embedded store, whose first `apply_failures` batches, `lease_failures` leases and
+/// `finish_failures` releases fail as an unavailable store's do (nothing of them stored).
+#[derive(Debug)]
+struct Flaky {
+    inner: EmbeddedStore,
+    apply_failures: AtomicUsize,
     lease_failures: AtomicUsize,
     finish_failures: AtomicUsize,
 }
 
-impl FrontierStore for MemoryFrontier {
-    fn add(&self, targets: &[FrontierTarget]) -> Result<(), StoreError> {
-        let mut rows = self.rows.lock().unwrap();
-        for target in targets {
-            rows.entry(target.domain.clone()).or_insert(Row {
-                target: target.target.clone(),
-                leased_by: None,
-                crawls: 0,
-            });
-        }
-        Ok(())
+impl FrontierStore for Flaky {
+    fn add(&self, targets: &[NewTarget], mode: AddMode) -> Result<AddStats, StoreError> {
+        self.inner.add(targets, mode)
     }
 
     fn lease(
         &self,
         owner: &str,
         max: usize,
-        _lease_for: Duration,
+        lease_for: Duration,
     ) -> Result<Vec<FrontierTarget>, StoreError> {
         if fails(&self.lease_failures) {
             return Err(unavailable());
         }
-        let mut rows = self.rows.lock().unwrap();
-        let mut leased = Vec::new();
-        for (domain, row) in rows.iter_mut() {
-            if leased.len() < max && row.crawls == 0 && row.leased_by.is_none() {
-                row.leased_by = Some(owner.to_owned());
-                leased.push(FrontierTarget {
-                    domain: domain.clone(),
-                    target: row.target.clone(),
-                });
-            }
-        }
-        Ok(leased)
+        self.inner.lease(owner, max, lease_for)
+    }
+
+    fn lease_named(
+        &self,
+        owner: &str,
+        domains: &[String],
+        lease_for: Duration,
+        since: OffsetDateTime,
+    ) -> Result<Vec<FrontierTarget>, StoreError> {
+        self.inner.lease_named(owner, domains, lease_for, since)
+    }
+
+    fn now(&self) -> Result<OffsetDateTime, StoreError> {
+        self.inner.now()
     }
 
     fn renew(
         &self,
         owner: &str,
         domains: &[String],
-        _lease_for: Duration,
+        lease_for: Duration,
     ) -> Result<Vec<String>, StoreError> {
-        let rows = self.rows.lock().unwrap();
-        Ok(domains
-            .iter()
-            .filter(|domain| {
-                rows.get(*domain).and_then(|row| row.leased_by.as_deref()) == Some(owner)
-            })
-            .cloned()
-            .collect())
+        self.inner.renew(owner, domains, lease_for)
     }
 
     fn finish(
         &self,
         owner: &str,
-        domains: &[String],
-        _next_after: Duration,
+        crawled: &[Crawled],
+        schedule: &Schedule,
     ) -> Result<Vec<String>, StoreError> {
         if fails(&self.finish_failures) {
             return Err(unavailable());
         }
-        let mut rows = self.rows.lock().unwrap();
-        let mut released = Vec::new();
-        for domain in domains {
-            if let Some(row) = rows.get_mut(domain)
-                && row.leased_by.as_deref() == Some(owner)
-            {
-                row.leased_by = None;
-                row.crawls += 1;
-                released.push(domain.clone());
-            }
-        }
-        Ok(released)
+        self.inner.finish(owner, crawled, schedule)
+    }
+
+    fn release(&self, owner: &str, domains: &[String], after: Duration) -> Result<(), StoreError> {
+        self.inner.release(owner, domains, after)
     }
 
     fn counts(&self) -> Result<FrontierCounts, StoreError> {
-        let rows = self.rows.lock().unwrap();
-        let leased = rows.values().filter(|row| row.leased_by.is_some()).count() as u64;
-        let due = rows
-            .values()
-            .filter(|row| row.crawls == 0 && row.leased_by.is_none())
-            .count() as u64;
-        Ok(FrontierCounts {
-            due,
-            leased,
-            total: rows.len() as u64,
-        })
+        self.inner.counts()
     }
-}
 
-/// The embedded store, whose first `apply_failures` batches fail as an unavailable store's do
-/// (nothing of them stored).
-#[derive(Debug)]
-struct Flaky {
-    inner: EmbeddedStore,
-    apply_failures: AtomicUsize,
+    fn entry(&self, domain: &str) -> Result<Option<FrontierEntry>, StoreError> {
+        self.inner.entry(domain)
+    }
+
+    fn list(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        filter: ListFilter,
+    ) -> Result<Vec<FrontierEntry>, StoreError> {
+        self.inner.list(after, limit, filter)
+    }
+
+    fn remove(&self, domains: &[String]) -> Result<RemoveStats, StoreError> {
+        self.inner.remove(domains)
+    }
+
+    fn delist(&self, domain: &str, reason: &str) -> Result<Delisted, StoreError> {
+        self.inner.delist(domain, reason)
+    }
+
+    fn undelist(&self, domain: &str) -> Result<bool, StoreError> {
+        self.inner.undelist(domain)
+    }
 }
 
 impl RecordStore for Flaky {
@@ -231,35 +211,32 @@ async fn a_worker_outlives_a_short_outage_of_its_store() {
     let flaky = Arc::new(Flaky {
         inner: EmbeddedStore::open(dir.path()).unwrap(),
         apply_failures: AtomicUsize::new(2),
+        lease_failures: AtomicUsize::new(1),
+        finish_failures: AtomicUsize::new(1),
     });
     let store = Arc::new(Store::from_backend(flaky.clone()));
     let blobs = Blobs::open(dir.path()).unwrap();
-    let frontier = Arc::new(MemoryFrontier {
-        lease_failures: AtomicUsize::new(1),
-        finish_failures: AtomicUsize::new(1),
-        ..MemoryFrontier::default()
-    });
     let hosts = [
         "pdfworks.test",
         "legacy-tools.test",
         "services.test",
         "sloppy.test",
     ];
-    let work = FrontierWork {
-        frontier: Frontier::from_backend(frontier.clone()),
-        owner: "worker-1".to_owned(),
-        add: hosts
-            .iter()
-            .map(|host| format!("http://{host}").parse().unwrap())
-            .collect(),
-        lease_for: Duration::from_secs(90),
-        recrawl_after: Duration::from_secs(3600),
-        keep_running: false,
-    };
+    let targets: Vec<NewTarget> = hosts
+        .iter()
+        .map(|host| NewTarget {
+            domain: (*host).to_owned(),
+            target: format!("http://{host}"),
+            added_as: AddedAs::Seed,
+            source: None,
+            rank: None,
+        })
+        .collect();
+    flaky.add(&targets, AddMode::Keep).unwrap();
 
-    let report = crawler::crawl::crawl_work(
+    let (report, _) = crawler::crawl::crawl_work(
         test_config(&server),
-        Work::Frontier(work),
+        Feed::due("worker-1"),
         Arc::clone(&store),
         blobs,
         Arc::new(Quiet),
@@ -269,8 +246,8 @@ async fn a_worker_outlives_a_short_outage_of_its_store() {
     .expect("the worker waits out the outage instead of failing");
 
     assert_eq!(flaky.apply_failures.load(Ordering::SeqCst), 0);
-    assert_eq!(frontier.lease_failures.load(Ordering::SeqCst), 0);
-    assert_eq!(frontier.finish_failures.load(Ordering::SeqCst), 0);
+    assert_eq!(flaky.lease_failures.load(Ordering::SeqCst), 0);
+    assert_eq!(flaky.finish_failures.load(Ordering::SeqCst), 0);
     assert_eq!(report.totals.domains, hosts.len(), "{report:#?}");
     for host in hosts {
         let status = store
@@ -279,9 +256,9 @@ async fn a_worker_outlives_a_short_outage_of_its_store() {
             .unwrap()
             .unwrap_or_else(|| panic!("{host} was not stored"));
         assert_eq!(status.outcome, Outcome::Ok, "{host}");
-        let row = frontier.rows.lock().unwrap()[host].clone();
+        let row = flaky.entry(host).unwrap().unwrap();
         assert_eq!(row.crawls, 1, "{host} is released once");
-        assert!(row.leased_by.is_none(), "{host}");
+        assert!(row.last_crawled_at.is_some(), "{host}");
     }
     assert!(
         !store

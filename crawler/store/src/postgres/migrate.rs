@@ -32,6 +32,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "frontier",
         sql: include_str!("../../migrations/0002_frontier.sql"),
     },
+    Migration {
+        version: 3,
+        name: "frontier_for_all",
+        sql: include_str!("../../migrations/0003_frontier_for_all.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's.

@@ -157,6 +157,9 @@ impl RecordStore for PostgresStore {
             let mut log = ChangeLog::lock(&pool, &transaction).await?;
             let mut stats = ApplyStats::default();
             for skill in fresh {
+                if is_delisted(&pool, &transaction, skill.domain.as_str()).await? {
+                    continue;
+                }
                 let previous = read_record(&pool, &transaction, &skill.id.to_string()).await?;
                 let write = plan_record(previous, skill, now, &mut stats);
                 write_record(&pool, &transaction, &mut log, write).await?;
@@ -235,7 +238,7 @@ impl HttpCacheStore for PostgresStore {
 }
 
 /// The change counter of one writing transaction: locked when read, saved before commit.
-struct ChangeLog {
+pub(super) struct ChangeLog {
     /// The last change number handed out, in this transaction included.
     seq: i64,
     /// The number stored when the lock was taken.
@@ -245,7 +248,10 @@ struct ChangeLog {
 impl ChangeLog {
     /// Locks the counter row until the transaction ends, and reads it. Every write takes
     /// this lock first, so writers commit in the order of their change numbers.
-    async fn lock(pool: &Pool, transaction: &Transaction<'_>) -> Result<ChangeLog, StoreError> {
+    pub(super) async fn lock(
+        pool: &Pool,
+        transaction: &Transaction<'_>,
+    ) -> Result<ChangeLog, StoreError> {
         let row = transaction
             .query_typed_one("SELECT last_seq FROM change_counter FOR UPDATE", &[])
             .await
@@ -261,7 +267,11 @@ impl ChangeLog {
     }
 
     /// Stores the counter, when this transaction logged a change.
-    async fn save(&self, pool: &Pool, transaction: &Transaction<'_>) -> Result<(), StoreError> {
+    pub(super) async fn save(
+        &self,
+        pool: &Pool,
+        transaction: &Transaction<'_>,
+    ) -> Result<(), StoreError> {
         if self.seq == self.stored {
             return Ok(());
         }
@@ -285,6 +295,10 @@ async fn apply_one(
     update: DomainUpdate,
     now: OffsetDateTime,
 ) -> Result<ApplyStats, StoreError> {
+    // A crawl that was running when its domain was delisted stores nothing.
+    if is_delisted(pool, transaction, update.status.domain.as_str()).await? {
+        return Ok(ApplyStats::default());
+    }
     let rule = Tombstones::of(&update);
     let mut stats = update.streamed.stats;
     for skill in update.fresh {
@@ -327,6 +341,22 @@ async fn apply_one(
     Ok(stats)
 }
 
+/// True when `domain` is delisted: a crawl stores nothing for it.
+async fn is_delisted(
+    pool: &Pool,
+    transaction: &Transaction<'_>,
+    domain: &str,
+) -> Result<bool, StoreError> {
+    let row = transaction
+        .query_typed_opt(
+            "SELECT 1 FROM frontier WHERE domain = $1 AND delisted_at IS NOT NULL",
+            &[(&domain, Type::TEXT)],
+        )
+        .await
+        .map_err(|error| pool.error(&error))?;
+    Ok(row.is_some())
+}
+
 /// Returns the ids of `domain`'s live records that `rule` removes. Reads ids and index URLs
 /// only, never the records.
 async fn vanished(
@@ -356,7 +386,7 @@ async fn vanished(
     Ok(out)
 }
 
-async fn read_record(
+pub(super) async fn read_record(
     pool: &Pool,
     transaction: &Transaction<'_>,
     id: &str,
@@ -373,7 +403,7 @@ async fn read_record(
 }
 
 /// Writes what [`plan_record`] decided; a change gets the next change number.
-async fn write_record(
+pub(super) async fn write_record(
     pool: &Pool,
     transaction: &Transaction<'_>,
     log: &mut ChangeLog,
@@ -474,6 +504,6 @@ fn encode<T: Serialize>(pool: &Pool, what: &str, value: &T) -> Result<Vec<u8>, S
 
 /// The id range of `domain`'s records, both ends excluded: ids sort bytewise (collation
 /// "C"), no id is `{domain}/` itself (a slug is never empty), and '0' follows '/'.
-fn domain_range(domain: &Domain) -> (String, String) {
+pub(super) fn domain_range(domain: &Domain) -> (String, String) {
     (format!("{domain}/"), format!("{domain}0"))
 }

@@ -83,6 +83,10 @@ impl Backend for TestSchema {
     fn blobs(&self) -> Blobs {
         store::open(Some(&self.url), Path::new("unused")).unwrap().1
     }
+
+    fn frontier_handle(&self, _store: &Store) -> store::Frontier {
+        self.store().frontier().clone()
+    }
 }
 
 /// Runs `sql` on its own connection, from a thread of its own (callable anywhere, a test's
@@ -105,6 +109,7 @@ fn admin(url: &str, sql: &str) {
 }
 
 conformance!(TestSchema::create());
+super::frontier::frontier_conformance!(TestSchema::create());
 
 /// A database migrated by a newer binary is refused, whether opened or migrated, and left
 /// as it is.
