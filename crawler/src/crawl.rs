@@ -341,6 +341,7 @@ pub async fn crawl_work(
             fresh: crawled.found.records,
             streamed: crawled.streamed,
             cache: crawled.cache,
+            withdrawn: crawled.found.withdrawn,
         };
         if sender
             .send(Finished {

@@ -1104,9 +1104,10 @@ fn redirect_target(current: &Url, headers: &HeaderMap) -> Result<Url, FetchFailu
 
 fn status_failure(url: &Url, status: StatusCode) -> FetchFailure {
     match status {
-        StatusCode::NOT_FOUND | StatusCode::GONE => {
+        StatusCode::NOT_FOUND => {
             FetchFailure::new(Code::NotFound, url, format!("status {}", status.as_u16()))
         }
+        StatusCode::GONE => FetchFailure::new(Code::Gone, url, "status 410 (gone for good)"),
         _ => FetchFailure::new(
             Code::HttpStatus,
             url,

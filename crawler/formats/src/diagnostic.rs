@@ -261,6 +261,10 @@ codes! {
     /// An artifact the index points at does not exist.
     NotFound = "not_found", Error, Error,
         "publish the file at the URL the index gives, or correct the URL";
+    /// The URL answered 410 Gone: the publisher says it is gone for good. An index that
+    /// answers so has its skills removed from the directory.
+    Gone = "gone", Error, Error,
+        "publish the file again at this URL if it was removed by mistake; 410 tells crawlers it is gone for good";
     /// An artifact was not fetched (another host, or not reachable from here); it is unchecked.
     Unfetched = "unfetched", Info, Info,
         "validate the origin URL instead of local files to check artifacts on other hosts";

@@ -270,8 +270,9 @@ const INDEX_SHAPE: [Code; 7] = [
 ];
 
 /// Crawl error codes of a fetch that failed.
-const FETCH_ERRORS: [Code; 11] = [
+const FETCH_ERRORS: [Code; 12] = [
     Code::NotFound,
+    Code::Gone,
     Code::HttpStatus,
     Code::Timeout,
     Code::Unreachable,

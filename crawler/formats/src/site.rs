@@ -236,6 +236,10 @@ pub struct SiteFindings {
     pub notes: Vec<Diagnostic>,
     /// True when an index probe was refused by robots.txt.
     pub disallowed: bool,
+    /// Index URLs the publisher withdrew: answered 410 Gone, or refused by robots.txt. Their
+    /// skills leave the directory (an index that could not be read for another reason keeps
+    /// its skills until it can be).
+    pub withdrawn: Vec<Url>,
 }
 
 /// One site's crawl, as a state machine: see the [module documentation](self).
@@ -616,7 +620,14 @@ impl SiteCrawl {
             (Err(failure), Some((path, base))) if failure.code == Code::NotFound => {
                 self.probe_next_base(path, base);
             }
+            (Err(failure), Some((path, base))) if failure.code == Code::Gone => {
+                self.found.withdrawn.push(url);
+                self.probe_next_base(path, base);
+            }
             (Err(failure), _) => {
+                if matches!(failure.code, Code::RobotsDisallowed | Code::Gone) {
+                    self.found.withdrawn.push(url);
+                }
                 if failure.code == Code::RobotsDisallowed {
                     self.found.disallowed = true;
                 }

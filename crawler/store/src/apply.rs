@@ -67,11 +67,14 @@ pub(crate) fn plan_record(
 }
 
 /// Which stored records of a domain its crawl removes: a live record that came from an index
-/// read in this crawl and that the crawl did not produce (neither in `fresh` nor streamed).
-/// Records of indexes that could not be read this time are left alone.
+/// read in this crawl and that the crawl did not produce (neither in `fresh` nor streamed),
+/// and every live record of an index the publisher withdrew (410 Gone, or refused by
+/// robots.txt). Records of indexes that could not be read this time for another reason (a
+/// timeout, a 5xx, a 404 that may be a mistake) are left alone.
 #[derive(Debug)]
 pub(crate) struct Tombstones {
     read_indexes: BTreeSet<String>,
+    withdrawn: BTreeSet<String>,
     kept: BTreeSet<SkillId>,
 }
 
@@ -84,6 +87,11 @@ impl Tombstones {
             read_indexes: update
                 .status
                 .indexes
+                .iter()
+                .map(|url| url.as_str().to_owned())
+                .collect(),
+            withdrawn: update
+                .withdrawn
                 .iter()
                 .map(|url| url.as_str().to_owned())
                 .collect(),
@@ -100,7 +108,8 @@ impl Tombstones {
     /// True when the live stored record `id`, which came from `index_url`, becomes a
     /// tombstone (for backends that keep a record's id and index beside its JSON).
     pub(crate) fn removes_live(&self, id: &SkillId, index_url: &str) -> bool {
-        self.read_indexes.contains(index_url) && !self.kept.contains(id)
+        self.withdrawn.contains(index_url)
+            || (self.read_indexes.contains(index_url) && !self.kept.contains(id))
     }
 }
 

@@ -173,6 +173,7 @@ pub trait RecordStore: Send + Sync + Debug {
             fresh,
             streamed: Streamed::default(),
             cache: Vec::new(),
+            withdrawn: Vec::new(),
         };
         let mut stats = self.apply(vec![update], now)?;
         Ok(stats.pop().unwrap_or_default())

@@ -304,6 +304,9 @@ pub struct DomainUpdate {
     pub streamed: Streamed,
     /// HTTP cache entries to store (`Some`) or forget (`None`).
     pub cache: Vec<(Url, Option<CacheEntry>)>,
+    /// Index URLs the publisher withdrew (410 Gone, or refused by robots.txt): their live
+    /// records become tombstones.
+    pub withdrawn: Vec<Url>,
 }
 
 /// The records of a domain's crawl stored while it ran, so that a domain of many large skills

@@ -259,6 +259,7 @@ pub(crate) async fn streamed_records_count_as_seen(store: Store) {
             stats: streamed_stats,
         },
         cache: Vec::new(),
+        withdrawn: Vec::new(),
     };
     let stats = store.apply(vec![update], T2).await.unwrap();
     assert_eq!(

@@ -357,6 +357,83 @@ async fn an_unreadable_index_removes_nothing() {
     assert!(!kept.is_tombstone());
 }
 
+/// A publisher withdraws its skills by answering 410 Gone at its index, or by disallowing
+/// the well-known paths in robots.txt: the next crawl removes them (tombstones in the change
+/// log). An index that answers 404 keeps its skills until it is read again (a 404 may be a
+/// mistake of a moment).
+#[tokio::test]
+async fn a_withdrawn_index_removes_its_skills() {
+    let phase = Arc::new(AtomicUsize::new(0));
+    let web = fixture_web();
+    let server = {
+        let phase = Arc::clone(&phase);
+        TestServer::start(move |request| {
+            let now = phase.load(Ordering::SeqCst);
+            match (request.host.as_str(), request.path.as_str()) {
+                ("legacy-tools.test", "/.well-known/skills/index.json") if now == 1 => {
+                    Reply::status(410)
+                }
+                ("legacy-tools.test", "/.well-known/skills/index.json") if now == 2 => {
+                    Reply::not_found()
+                }
+                ("pdfworks.test", "/robots.txt") if now >= 1 => {
+                    Reply::ok("User-agent: *\nDisallow: /.well-known/\n")
+                }
+                _ => serve_file(&web, request),
+            }
+        })
+        .await
+    };
+    let data = Data::new();
+    let first = data
+        .crawl(
+            test_config(&server),
+            &["legacy-tools.test", "pdfworks.test"],
+        )
+        .await;
+    assert_eq!(first.totals.added, 5);
+
+    phase.store(1, Ordering::SeqCst);
+    // A day later: robots.txt is kept a day (RFC 9309), then read again.
+    let robots = url::Url::parse("http://pdfworks.test/robots.txt").unwrap();
+    data.store.blocking().set_cached(&robots, None).unwrap();
+    let second = data
+        .crawl(
+            test_config(&server),
+            &["legacy-tools.test", "pdfworks.test"],
+        )
+        .await;
+    assert_eq!(second.totals.removed, 5, "{second:#?}");
+    assert_eq!(
+        domain(&second, "pdfworks.test").outcome,
+        Outcome::Disallowed
+    );
+    for domain in ["legacy-tools.test", "pdfworks.test"] {
+        let records = data
+            .store
+            .blocking()
+            .records_of(&domain.parse().unwrap())
+            .unwrap();
+        assert!(!records.is_empty());
+        assert!(
+            records.iter().all(|record| record.is_tombstone()),
+            "{domain}"
+        );
+    }
+
+    // Published again, then answered 404: the skills come back and stay.
+    phase.store(0, Ordering::SeqCst);
+    let third = data
+        .crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
+    assert_eq!(third.totals.added, 2);
+    phase.store(2, Ordering::SeqCst);
+    let fourth = data
+        .crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
+    assert_eq!(fourth.totals.removed, 0);
+}
+
 #[tokio::test]
 async fn credentials_reach_only_their_host() {
     let server = TestServer::start(|request| {

@@ -612,6 +612,7 @@ async fn a_domain_of_many_large_skills_streams_its_records_to_the_store() {
         fresh: crawled.found.records,
         streamed: crawled.streamed,
         cache: crawled.cache,
+        withdrawn: Vec::new(),
     };
     let stats = data
         .store

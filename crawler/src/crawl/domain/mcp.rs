@@ -72,7 +72,8 @@ impl CallError {
             CallError::Status(status, rpc) => {
                 let detail = rpc.as_ref().map(RpcError::message).unwrap_or_default();
                 let code = match *status {
-                    StatusCode::NOT_FOUND | StatusCode::GONE => Code::NotFound,
+                    StatusCode::NOT_FOUND => Code::NotFound,
+                    StatusCode::GONE => Code::Gone,
                     _ => Code::HttpStatus,
                 };
                 FetchFailure::new(
@@ -317,6 +318,10 @@ pub(super) async fn crawl_endpoint(
         }
         Err(failure) => {
             found.disallowed = failure.code == Code::RobotsDisallowed;
+            // Refused by robots.txt, or gone for good: the endpoint's skills are withdrawn.
+            if matches!(failure.code, Code::RobotsDisallowed | Code::Gone) {
+                found.withdrawn.push(endpoint.clone());
+            }
             found.failures.push(failure);
             return found;
         }

@@ -365,6 +365,7 @@ async fn a_failed_batch_stores_nothing() {
         fresh: skills(&[("alpha", "A.")], T1),
         streamed: Streamed::default(),
         cache: vec![(index_url(), None)],
+        withdrawn: Vec::new(),
     };
     let mut refused_status = status(T1, vec![]);
     refused_status.domain = "refused.test".parse().unwrap();
@@ -373,6 +374,7 @@ async fn a_failed_batch_stores_nothing() {
         fresh: Vec::new(),
         streamed: Streamed::default(),
         cache: Vec::new(),
+        withdrawn: Vec::new(),
     };
     let error = store
         .apply(vec![good.clone(), refused], T1)
