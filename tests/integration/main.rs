@@ -3,6 +3,7 @@
 mod ci;
 mod crawl;
 mod export;
+mod frontier;
 mod search;
 mod semantic;
 mod serve;

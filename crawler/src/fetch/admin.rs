@@ -80,15 +80,19 @@ impl AdminClient {
     /// A client of the server at `base` (its address, e.g. `http://127.0.0.1:8080/`), with
     /// `token`.
     pub fn new(base: Url, token: String) -> Result<AdminClient, AdminError> {
+        let unreachable = |message: String| AdminError::Unreachable {
+            url: base.to_string(),
+            message,
+        };
+        // An https server is checked against the system's roots, as the crawl does.
+        let tls = super::tls::client_config(&[]).map_err(unreachable)?;
         let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .timeout(TIMEOUT)
             .build()
-            .map_err(|error| AdminError::Unreachable {
-                url: base.to_string(),
-                message: error.to_string(),
-            })?;
+            .map_err(|error| unreachable(error.to_string()))?;
         Ok(AdminClient {
             base,
             token,

@@ -301,6 +301,8 @@ impl FrontierStore for EmbeddedStore {
             let mut seen = std::collections::HashSet::new();
             for target in targets {
                 if !seen.insert(target.domain.as_str()) {
+                    // Named twice in one list: the first target counts.
+                    stats.unchanged += 1;
                     continue;
                 }
                 let previous = self.read_entry(&tables.rows, &target.domain)?;

@@ -141,6 +141,7 @@ impl FrontierStore for PostgresStore {
             }
         }
         let now = mode == AddMode::CrawlNow;
+        let given = targets.len();
         self.engine.write(move |pool| async move {
             let mut client = pool.get().await?;
             let transaction = client
@@ -179,8 +180,9 @@ impl FrontierStore for PostgresStore {
                 }
             }
             stats.delisted = count(&pool, &delisted_row, 0)?;
+            // A domain named twice in one list counts once as written, then as unchanged.
             stats.unchanged =
-                (domains.len() as u64).saturating_sub(stats.added + stats.updated + stats.delisted);
+                (given as u64).saturating_sub(stats.added + stats.updated + stats.delisted);
             Ok(stats)
         })
     }
