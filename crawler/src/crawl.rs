@@ -473,12 +473,16 @@ where
     }
 }
 
-/// Logs a crawled domain: at info when it published something or something went wrong, at
-/// debug otherwise, so a census of a million domains that mostly publish nothing does not
+/// Logs a crawled domain: at info when it published something or answered in a way its
+/// publisher would want to fix (an error, robots.txt), at debug when it publishes nothing or
+/// cannot be reached, so a census of a million domains that mostly publish nothing does not
 /// write a million lines.
 fn log_domain(report: &DomainReport) {
     let errors = report.errors.len() + report.errors_omitted;
-    if report.outcome == Outcome::Ok || errors > 0 {
+    if matches!(
+        report.outcome,
+        Outcome::Ok | Outcome::Error | Outcome::Disallowed
+    ) {
         tracing::info!(
             domain = %report.domain,
             outcome = ?report.outcome,

@@ -153,10 +153,10 @@ pub struct FrontierEntry {
     pub added_as: AddedAs,
     /// Where it came from, when that says more: the directory an imported domain was read
     /// from, the site a discovered one was named on.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// Its rank in a ranked seed list (`rank,domain`), when it came from one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<u64>,
     /// When it was added.
     #[serde(with = "time::serde::rfc3339")]
@@ -165,26 +165,34 @@ pub struct FrontierEntry {
     #[serde(with = "time::serde::rfc3339")]
     pub next_crawl_at: OffsetDateTime,
     /// Its revisit interval, in seconds; `None` before its first crawl.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval_secs: Option<u64>,
     /// When its last crawl finished.
-    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[serde(
+        default,
+        with = "time::serde::rfc3339::option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub last_crawled_at: Option<OffsetDateTime>,
     /// How its last crawl ended.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_outcome: Option<Outcome>,
     /// When a crawl last changed one of its records.
-    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[serde(
+        default,
+        with = "time::serde::rfc3339::option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub last_changed_at: Option<OffsetDateTime>,
     /// How many crawls of it finished.
     #[serde(default)]
     pub crawls: u64,
     /// The crawl that finished it last (host, process and start time): a crawl given the
     /// same target twice crawls it once.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_crawled_by: Option<String>,
     /// Set while it is delisted.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delisted: Option<Delisting>,
 }
 

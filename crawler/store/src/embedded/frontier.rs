@@ -523,7 +523,6 @@ impl FrontierStore for EmbeddedStore {
             .filter(|(_, lease)| lease.until > now)
             .map(|(domain, _)| domain.clone())
             .collect();
-        let due = self.due_candidates(usize::MAX, |domain| leased.iter().any(|d| d == domain))?;
         let txn = self.db.begin_read().map_err(|e| self.error(e))?;
         let rows = txn.open_table(FRONTIER).map_err(|e| self.error(e))?;
         let delisted = txn.open_table(DELISTED).map_err(|e| self.error(e))?;
@@ -539,8 +538,35 @@ impl FrontierStore for EmbeddedStore {
                 let (at, _) = key.value();
                 OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000).ok()
             });
+        // Counted, not collected: a census frontier holds a million due rows.
+        let mut due = 0u64;
+        for entry in due_index
+            .range::<(i64, &str)>((Bound::Unbounded, Bound::Excluded((upper, ""))))
+            .map_err(|e| self.error(e))?
+        {
+            let (key, _) = entry.map_err(|e| self.error(e))?;
+            let (_, domain) = key.value();
+            if !leased.iter().any(|held| held == domain) {
+                due += 1;
+            }
+        }
+        let last = txn.open_table(LAST).map_err(|e| self.error(e))?;
+        for entry in last
+            .range::<(i64, &str)>((Bound::Included((upper, "")), Bound::Unbounded))
+            .map_err(|e| self.error(e))?
+        {
+            let (key, _) = entry.map_err(|e| self.error(e))?;
+            let (_, domain) = key.value();
+            if let Some(row) = self.read_entry(&rows, domain)?
+                && row.delisted.is_none()
+                && row.next_crawl_at > (self.clock)()
+                && !leased.iter().any(|held| held == domain)
+            {
+                due += 1;
+            }
+        }
         Ok(FrontierCounts {
-            due: due.len() as u64,
+            due,
             leased: leased.len() as u64,
             total: rows.len().map_err(|e| self.error(e))?,
             delisted: delisted.len().map_err(|e| self.error(e))?,
