@@ -45,6 +45,10 @@ pub const IDLE_REPORT_EVERY: Duration = Duration::from_secs(60);
 
 /// The wait after a lease that found nothing due, while domains are in flight.
 const LEASE_SPACING: Duration = Duration::from_millis(100);
+/// The first wait before asking again for a given target another crawl held.
+const RETRY_HELD_FIRST: Duration = Duration::from_millis(100);
+/// The longest wait before asking again for a given target another crawl held.
+const RETRY_HELD_LONGEST: Duration = Duration::from_secs(1);
 
 /// The wait before retry number `attempt` (0 for the first) of a store call.
 pub(crate) fn store_retry_wait(attempt: u32) -> Duration {
@@ -175,8 +179,8 @@ impl Held {
         self.lock().iter().cloned().collect()
     }
 
-    fn is_empty(&self) -> bool {
-        self.lock().is_empty()
+    fn len(&self) -> usize {
+        self.lock().len()
     }
 }
 
@@ -193,12 +197,20 @@ pub(crate) enum TopUp {
     Over,
 }
 
+/// A given target to ask for again.
+struct Deferred {
+    target: SeedTarget,
+    at: tokio::time::Instant,
+    tries: u32,
+}
+
 /// What a crawl of given targets skipped, for its summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Skipped {
     /// Targets of delisted domains.
     pub delisted: u64,
-    /// Targets crawled since this crawl began (named twice, or given to another crawl too).
+    /// Targets crawled since this crawl began (named twice, or given to another crawl too)
+    /// or removed from the frontier meanwhile.
     pub held_elsewhere: u64,
 }
 
@@ -218,8 +230,9 @@ pub(crate) struct Leases {
     targets: Mutex<Option<Targets>>,
     /// Given targets added to the frontier and not leased yet.
     added: Mutex<VecDeque<SeedTarget>>,
-    /// Given targets another crawl held when they were asked for, with when to ask again.
-    deferred: Mutex<VecDeque<(SeedTarget, tokio::time::Instant)>>,
+    /// Given targets another crawl held when they were asked for: when to ask again, and how
+    /// many times they were asked for.
+    deferred: Mutex<Vec<Deferred>>,
     held: Held,
     skipped: Mutex<Skipped>,
     added_stats: Mutex<AddStats>,
@@ -253,7 +266,7 @@ impl Leases {
             working: Mutex::new(false),
             targets: Mutex::new(targets),
             added: Mutex::new(VecDeque::new()),
-            deferred: Mutex::new(VecDeque::new()),
+            deferred: Mutex::new(Vec::new()),
             held: Held::default(),
             skipped: Mutex::new(Skipped::default()),
             added_stats: Mutex::new(AddStats::default()),
@@ -286,7 +299,7 @@ impl Leases {
     /// Leases up to `room` domains to crawl.
     pub(crate) async fn top_up(&self, room: usize, in_flight: usize) -> Result<TopUp, StoreError> {
         if self.has_targets() {
-            match self.top_up_targets(room, in_flight).await? {
+            match self.top_up_targets(room).await? {
                 // Its targets crawled, a crawl that keeps running goes on as a worker.
                 TopUp::Over if self.keep_running => {
                     tracing::info!("the targets given are crawled; crawling what falls due");
@@ -317,14 +330,19 @@ impl Leases {
                 }
             }
         }
-        if targets.is_empty() && in_flight == 0 && self.held.is_empty() {
+        if targets.is_empty() && in_flight == 0 {
             let counts = self.frontier.counts().await?;
-            if !self.keep_running && counts.idle() {
+            // The leases left are this crawl's own, which its writer releases as it stores
+            // them: nothing more will fall to this crawl now.
+            let ours = self.held.len() as u64;
+            if !self.keep_running && counts.due == 0 && counts.leased <= ours {
                 return Ok(TopUp::Over);
             }
-            self.report_idle(&counts);
-            if self.keep_running && counts.due == 0 {
-                return Ok(TopUp::Idle(counts));
+            if ours == 0 {
+                self.report_idle(&counts);
+                if self.keep_running && counts.due == 0 {
+                    return Ok(TopUp::Idle(counts));
+                }
             }
         }
         Ok(TopUp::Targets(targets))
@@ -358,9 +376,12 @@ impl Leases {
     /// added ones run out. A target another crawl holds is tried again later in this crawl
     /// (a dead crawl's lease expires); one another crawl finished since this one began counts
     /// as crawled.
-    async fn top_up_targets(&self, room: usize, in_flight: usize) -> Result<TopUp, StoreError> {
+    async fn top_up_targets(&self, room: usize) -> Result<TopUp, StoreError> {
         let mut out = Vec::new();
         let mut retried = false;
+        // How many times each retried target of this page was asked for already (they come
+        // first in the page).
+        let mut retry_tries: Vec<u32> = Vec::new();
         while out.len() < room {
             let page: Vec<SeedTarget> = {
                 let mut page: Vec<SeedTarget> = Vec::new();
@@ -368,11 +389,14 @@ impl Leases {
                     retried = true;
                     let now = tokio::time::Instant::now();
                     let mut deferred = lock(&self.deferred);
-                    while page.len() < room - out.len()
-                        && deferred.front().is_some_and(|(_, at)| *at <= now)
-                    {
-                        if let Some((target, _)) = deferred.pop_front() {
-                            page.push(target);
+                    let mut at = 0;
+                    while at < deferred.len() && page.len() < room - out.len() {
+                        if deferred[at].at <= now {
+                            let again = deferred.swap_remove(at);
+                            page.push(again.target);
+                            retry_tries.push(again.tries);
+                        } else {
+                            at += 1;
                         }
                     }
                 }
@@ -389,47 +413,51 @@ impl Leases {
             }
             let names: Vec<String> = page.iter().map(|t| t.domain().to_string()).collect();
             let since = self.started().await?;
-            let leased = self
+            let mut leased = self
                 .frontier
                 .lease_named(&self.owner, names, self.lease_for, since)
                 .await?;
-            let leased: HashSet<String> = leased.into_iter().map(|lease| lease.domain).collect();
+            let delisted = std::mem::take(&mut leased.delisted);
+            let crawled = std::mem::take(&mut leased.crawled);
+            let unknown = std::mem::take(&mut leased.unknown);
+            let held: HashSet<String> = leased.held.into_iter().collect();
+            let leased: HashSet<String> = leased
+                .leased
+                .into_iter()
+                .map(|lease| lease.domain)
+                .collect();
+            let mut tries_of_page = std::mem::take(&mut retry_tries).into_iter();
             for target in page {
+                let tries = tries_of_page.next().map_or(0, |tries| tries + 1);
                 let domain = target.domain().to_string();
                 if leased.contains(&domain) {
                     self.held.insert(domain);
                     out.push(target);
-                    continue;
+                } else if held.contains(&domain) {
+                    // Another crawl holds it now: asked for again soon (the holder is most
+                    // likely crawling it), then less often, up to a second (until the
+                    // holder has crawled it, or its lease expired because it died).
+                    let wait = RETRY_HELD_FIRST
+                        .saturating_mul(1 << tries.min(16))
+                        .min(RETRY_HELD_LONGEST);
+                    lock(&self.deferred).push(Deferred {
+                        target,
+                        at: tokio::time::Instant::now() + wait,
+                        tries,
+                    });
                 }
-                // Rare: say why (delisted, crawled since this crawl began, or held by another
-                // crawl right now, to be tried again).
-                let entry = self.frontier.entry(&domain).await?;
-                let mut skipped = lock(&self.skipped);
-                match entry {
-                    Some(entry) if entry.delisted.is_some() => {
-                        skipped.delisted += 1;
-                        tracing::info!(%domain, "not crawled: delisted");
-                    }
-                    Some(entry) if entry.last_crawled_at.is_some_and(|last| last >= since) => {
-                        skipped.held_elsewhere += 1;
-                        tracing::debug!(%domain, "not crawled again: crawled since this crawl began");
-                    }
-                    Some(_) => {
-                        drop(skipped);
-                        tracing::debug!(%domain, "held by another crawl; tried again later");
-                        lock(&self.deferred)
-                            .push_back((target, tokio::time::Instant::now() + self.lease_for / 4));
-                    }
-                    None => {
-                        skipped.held_elsewhere += 1;
-                        tracing::info!(%domain, "not crawled: removed from the frontier meanwhile");
-                    }
-                }
+            }
+            let mut skipped = lock(&self.skipped);
+            skipped.delisted += delisted.len() as u64;
+            skipped.held_elsewhere += crawled.len() as u64 + unknown.len() as u64;
+            for domain in &delisted {
+                tracing::info!(%domain, "not crawled: delisted");
             }
         }
         let exhausted =
             self.targets_done() && lock(&self.added).is_empty() && lock(&self.deferred).is_empty();
-        if out.is_empty() && in_flight == 0 && self.held.is_empty() && exhausted {
+        // Every given target is leased or accounted for: the domains in flight end the crawl.
+        if out.is_empty() && exhausted {
             return Ok(TopUp::Over);
         }
         Ok(TopUp::Targets(out))

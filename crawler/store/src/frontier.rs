@@ -275,6 +275,21 @@ pub struct FrontierTarget {
     pub target: String,
 }
 
+/// What [`FrontierStore::lease_named`] did with each domain named.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NamedLeases {
+    /// The domains leased.
+    pub leased: Vec<FrontierTarget>,
+    /// Delisted domains.
+    pub delisted: Vec<String>,
+    /// Domains crawled since the crawl began (or named twice).
+    pub crawled: Vec<String>,
+    /// Domains another crawl holds now.
+    pub held: Vec<String>,
+    /// Domains the frontier does not hold.
+    pub unknown: Vec<String>,
+}
+
 /// What a crawl of a leased domain saw, for [`FrontierStore::finish`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Crawled {
@@ -359,14 +374,15 @@ pub trait FrontierStore: Send + Sync + Debug {
 
     /// Leases those of `domains` that are in the frontier, not delisted, not held by another
     /// crawl and not crawled since `since` (by this crawl or another: a target named twice,
-    /// or given to several workers, is crawled once), due or not.
+    /// or given to several workers, is crawled once), due or not; says why each of the others
+    /// was not leased.
     fn lease_named(
         &self,
         owner: &str,
         domains: &[String],
         lease_for: Duration,
         since: OffsetDateTime,
-    ) -> Result<Vec<FrontierTarget>, StoreError>;
+    ) -> Result<NamedLeases, StoreError>;
 
     /// Returns the store's clock: the time leases and schedules are reckoned in.
     fn now(&self) -> Result<OffsetDateTime, StoreError>;
@@ -475,7 +491,7 @@ impl Frontier {
         domains: Vec<String>,
         lease_for: Duration,
         since: OffsetDateTime,
-    ) -> Result<Vec<FrontierTarget>, StoreError> {
+    ) -> Result<NamedLeases, StoreError> {
         let owner = owner.to_owned();
         self.run(move |backend| backend.lease_named(&owner, &domains, lease_for, since))
             .await

@@ -66,8 +66,8 @@ pub use blobs::{BLOBS_DIR, BlobStore, Blobs, FileBlobs, MAX_BLOB_BYTES};
 pub use embedded::{EmbeddedStore, STORE_FILE};
 pub use frontier::{
     AddMode, AddStats, AddedAs, Crawled, Delisted, Delisting, Frontier, FrontierCounts,
-    FrontierEntry, FrontierState, FrontierStore, FrontierTarget, ListFilter, NewTarget,
-    RemoveStats, Schedule,
+    FrontierEntry, FrontierState, FrontierStore, FrontierTarget, ListFilter, NamedLeases,
+    NewTarget, RemoveStats, Schedule,
 };
 pub use postgres::{Migrated, PostgresBlobs, PostgresConfig, PostgresStore, SCHEMA_VERSION};
 pub use report::{CrawlReport, DomainReport, Totals};

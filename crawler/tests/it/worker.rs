@@ -73,7 +73,7 @@ impl FrontierStore for Flaky {
         domains: &[String],
         lease_for: Duration,
         since: OffsetDateTime,
-    ) -> Result<Vec<FrontierTarget>, StoreError> {
+    ) -> Result<store::NamedLeases, StoreError> {
         self.inner.lease_named(owner, domains, lease_for, since)
     }
 

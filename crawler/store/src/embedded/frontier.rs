@@ -20,7 +20,8 @@ use super::{CHANGES, DOMAINS, EmbeddedStore, HTTP_CACHE, RECORDS, domain_range};
 use crate::apply::{RecordHead, RecordWrite, tombstone};
 use crate::frontier::{
     AddMode, AddStats, Crawled, Delisted, Delisting, FrontierCounts, FrontierEntry, FrontierState,
-    FrontierStore, FrontierTarget, ListFilter, NewTarget, Observation, RemoveStats, Schedule,
+    FrontierStore, FrontierTarget, ListFilter, NamedLeases, NewTarget, Observation, RemoveStats,
+    Schedule,
 };
 use crate::types::{ApplyStats, StoreError};
 
@@ -382,36 +383,38 @@ impl FrontierStore for EmbeddedStore {
         domains: &[String],
         lease_for: Duration,
         since: OffsetDateTime,
-    ) -> Result<Vec<FrontierTarget>, StoreError> {
+    ) -> Result<NamedLeases, StoreError> {
         let now = Instant::now();
         let txn = self.db.begin_read().map_err(|e| self.error(e))?;
         let rows = txn.open_table(FRONTIER).map_err(|e| self.error(e))?;
         let mut leases = self.leases();
-        let mut out = Vec::new();
+        let mut out = NamedLeases::default();
         for domain in domains {
             let Some(row) = self.read_entry(&rows, domain)? else {
+                out.unknown.push(domain.clone());
                 continue;
             };
-            if row.delisted.is_some()
-                || row.last_crawled_at.is_some_and(|last| last >= since)
-                || Self::held_by_other(&leases, domain, owner, now)
-                || out
-                    .iter()
-                    .any(|target: &FrontierTarget| &target.domain == domain)
+            if row.delisted.is_some() {
+                out.delisted.push(domain.clone());
+            } else if row.last_crawled_at.is_some_and(|last| last >= since)
+                || out.leased.iter().any(|target| &target.domain == domain)
             {
-                continue;
+                out.crawled.push(domain.clone());
+            } else if Self::held_by_other(&leases, domain, owner, now) {
+                out.held.push(domain.clone());
+            } else {
+                leases.insert(
+                    domain.clone(),
+                    Lease {
+                        owner: owner.to_owned(),
+                        until: now + lease_for,
+                    },
+                );
+                out.leased.push(FrontierTarget {
+                    domain: row.domain,
+                    target: row.target,
+                });
             }
-            leases.insert(
-                domain.clone(),
-                Lease {
-                    owner: owner.to_owned(),
-                    until: now + lease_for,
-                },
-            );
-            out.push(FrontierTarget {
-                domain: row.domain,
-                target: row.target,
-            });
         }
         Ok(out)
     }

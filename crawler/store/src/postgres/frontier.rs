@@ -22,8 +22,8 @@ use super::records::{ChangeLog, domain_range, read_record, write_record};
 use crate::apply::{RecordWrite, tombstone};
 use crate::frontier::{
     AddMode, AddStats, AddedAs, Crawled, Delisted, Delisting, FrontierCounts, FrontierEntry,
-    FrontierState, FrontierStore, FrontierTarget, ListFilter, NewTarget, Observation, RemoveStats,
-    Schedule,
+    FrontierState, FrontierStore, FrontierTarget, ListFilter, NamedLeases, NewTarget, Observation,
+    RemoveStats, Schedule,
 };
 use crate::types::{ApplyStats, Outcome, StoreError};
 
@@ -105,6 +105,11 @@ const FINISH: &str = "UPDATE frontier AS f SET lease_owner = NULL, lease_until =
          AS u(domain, interval_secs, wait, outcome, changed) \
      WHERE f.domain = u.domain AND f.lease_owner = $1 \
      RETURNING f.domain";
+
+/// Says why named rows were not leased: delisted, crawled since `$2`, or held.
+const NOT_LEASED: &str = "SELECT domain, delisted_at IS NOT NULL, \
+         coalesce(last_crawled_at >= $2, false) \
+     FROM frontier WHERE domain = ANY($1)";
 
 /// Gives leases back without a crawl.
 const RELEASE: &str = "UPDATE frontier SET lease_owner = NULL, lease_until = NULL, \
@@ -222,9 +227,9 @@ impl FrontierStore for PostgresStore {
         domains: &[String],
         lease_for: Duration,
         since: OffsetDateTime,
-    ) -> Result<Vec<FrontierTarget>, StoreError> {
+    ) -> Result<NamedLeases, StoreError> {
         if domains.is_empty() {
-            return Ok(Vec::new());
+            return Ok(NamedLeases::default());
         }
         let owner = owner.to_owned();
         let domains = domains.to_vec();
@@ -243,7 +248,54 @@ impl FrontierStore for PostgresStore {
                 )
                 .await
                 .map_err(|error| pool.error(&error))?;
-            targets_of(&pool, &rows)
+            let mut out = NamedLeases {
+                leased: targets_of(&pool, &rows)?,
+                ..NamedLeases::default()
+            };
+            let leased: std::collections::HashSet<&str> = out
+                .leased
+                .iter()
+                .map(|target| target.domain.as_str())
+                .collect();
+            // A domain named twice counts once; the second time it is "crawled".
+            let mut rest: Vec<String> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            for domain in &domains {
+                if !seen.insert(domain.as_str()) {
+                    out.crawled.push(domain.clone());
+                } else if !leased.contains(domain.as_str()) {
+                    rest.push(domain.clone());
+                }
+            }
+            if rest.is_empty() {
+                return Ok(out);
+            }
+            let rows = client
+                .query_typed(
+                    NOT_LEASED,
+                    &[(&rest, Type::TEXT_ARRAY), (&since, Type::TIMESTAMPTZ)],
+                )
+                .await
+                .map_err(|error| pool.error(&error))?;
+            let mut known = std::collections::HashSet::new();
+            for row in &rows {
+                let domain: String = pool.column(row, 0)?;
+                let delisted: bool = pool.column(row, 1)?;
+                let crawled: bool = pool.column(row, 2)?;
+                known.insert(domain.clone());
+                if delisted {
+                    out.delisted.push(domain);
+                } else if crawled {
+                    out.crawled.push(domain);
+                } else {
+                    out.held.push(domain);
+                }
+            }
+            out.unknown = rest
+                .into_iter()
+                .filter(|domain| !known.contains(domain))
+                .collect();
+            Ok(out)
         })
     }
 

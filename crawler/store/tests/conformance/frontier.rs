@@ -265,7 +265,7 @@ pub(crate) async fn revisits_adapt_to_what_a_crawl_saw(store: Store) {
             )
             .await
             .unwrap();
-        assert_eq!(leased.len(), names.len(), "round {round}");
+        assert_eq!(leased.leased.len(), names.len(), "round {round}");
         let results = vec![
             Crawled {
                 domain: "changing.test".to_owned(),
@@ -350,7 +350,7 @@ pub(crate) async fn the_deny_list_holds(store: Store) {
         .lease_named("crawl", vec!["example.test".to_owned()], LONG, since)
         .await
         .unwrap();
-    assert_eq!(running.len(), 1);
+    assert_eq!(running.leased.len(), 1);
 
     let delisted = frontier
         .delist("example.test", "spam, see ticket 12")
@@ -387,13 +387,12 @@ pub(crate) async fn the_deny_list_holds(store: Store) {
         let stats = frontier.add(again, AddMode::CrawlNow).await.unwrap();
         assert_eq!(stats.delisted, 1);
     }
-    assert!(
-        frontier
-            .lease_named("crawl-2", vec!["example.test".to_owned()], LONG, since)
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    let refused = frontier
+        .lease_named("crawl-2", vec!["example.test".to_owned()], LONG, since)
+        .await
+        .unwrap();
+    assert!(refused.leased.is_empty());
+    assert_eq!(refused.delisted, ["example.test"]);
     let leased = frontier.lease("crawl-3", 10, LONG).await.unwrap();
     assert_eq!(domains(&leased), ["other.test"]);
 
@@ -476,21 +475,25 @@ pub(crate) async fn named_targets_are_leased_once_per_crawl(store: Store) {
     let first = frontier
         .lease_named(
             "crawl-1",
-            vec!["a.test".to_owned(), "a.test".to_owned()],
+            vec![
+                "a.test".to_owned(),
+                "a.test".to_owned(),
+                "nowhere.test".to_owned(),
+            ],
             LONG,
             since,
         )
         .await
         .unwrap();
-    assert_eq!(domains(&first), ["a.test"]);
-    assert!(
-        frontier
-            .lease_named("crawl-2", vec!["a.test".to_owned()], LONG, since)
-            .await
-            .unwrap()
-            .is_empty(),
-        "held by crawl-1"
-    );
+    assert_eq!(domains(&first.leased), ["a.test"]);
+    assert_eq!(first.crawled, ["a.test"], "named twice");
+    assert_eq!(first.unknown, ["nowhere.test"]);
+    let held = frontier
+        .lease_named("crawl-2", vec!["a.test".to_owned()], LONG, since)
+        .await
+        .unwrap();
+    assert!(held.leased.is_empty());
+    assert_eq!(held.held, ["a.test"], "held by crawl-1");
     frontier
         .finish(
             "crawl-1",
@@ -500,27 +503,20 @@ pub(crate) async fn named_targets_are_leased_once_per_crawl(store: Store) {
         .await
         .unwrap();
     for owner in ["crawl-1", "crawl-2"] {
-        assert!(
-            frontier
-                .lease_named(owner, vec!["a.test".to_owned()], LONG, since)
-                .await
-                .unwrap()
-                .is_empty(),
-            "{owner}: crawled since it began"
-        );
+        let again = frontier
+            .lease_named(owner, vec!["a.test".to_owned()], LONG, since)
+            .await
+            .unwrap();
+        assert!(again.leased.is_empty());
+        assert_eq!(again.crawled, ["a.test"], "{owner}: crawled since it began");
     }
     tokio::time::sleep(Duration::from_millis(20)).await;
     let later = frontier.now().await.unwrap();
     let other = frontier
-        .lease_named(
-            "crawl-3",
-            vec!["a.test".to_owned(), "unknown.test".to_owned()],
-            LONG,
-            later,
-        )
+        .lease_named("crawl-3", vec!["a.test".to_owned()], LONG, later)
         .await
         .unwrap();
-    assert_eq!(domains(&other), ["a.test"], "not due, but named");
+    assert_eq!(domains(&other.leased), ["a.test"], "not due, but named");
 }
 
 /// Lists come in pages in domain order, and the due filter holds.
