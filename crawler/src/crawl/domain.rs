@@ -77,6 +77,7 @@ pub async fn crawl_domain(
         }
     };
 
+    session.preload(target.origin()).await;
     let robots = session.robots(target.origin()).await;
     let found = match robots.failure {
         Some(failure) => SiteFindings {

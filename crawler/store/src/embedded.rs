@@ -442,6 +442,24 @@ impl HttpCacheStore for EmbeddedStore {
         self.decode(url.as_str(), bytes.value()).map(Some)
     }
 
+    fn cached_of_origin(&self, origin: &Url) -> Result<Vec<(String, CacheEntry)>, StoreError> {
+        let txn = self.db.begin_read().map_err(|e| self.error(e))?;
+        let table = txn.open_table(HTTP_CACHE).map_err(|e| self.error(e))?;
+        let (start, end) = crate::origin_range(origin);
+        let mut out = Vec::new();
+        for entry in table
+            .range(start.as_str()..end.as_str())
+            .map_err(|e| self.error(e))?
+        {
+            let (key, value) = entry.map_err(|e| self.error(e))?;
+            out.push((
+                key.value().to_owned(),
+                self.decode(key.value(), value.value())?,
+            ));
+        }
+        Ok(out)
+    }
+
     /// Stores (or, with `None`, forgets) the cache entry for `url`.
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError> {
         let encoded = match entry {

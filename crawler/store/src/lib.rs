@@ -79,6 +79,13 @@ pub use types::{
 /// How many domain statuses one page of [`Store::domains`] reads.
 const DOMAIN_PAGE: usize = 1024;
 
+/// The key range of the cache entries of `origin`: URLs from `{origin}/` up to `{origin}0`
+/// ('0' follows '/'), so the range holds exactly that origin's URLs.
+pub(crate) fn origin_range(origin: &Url) -> (String, String) {
+    let origin = origin.origin().ascii_serialization();
+    (format!("{origin}/"), format!("{origin}0"))
+}
+
 /// Opens the crawl state at `location` (the `--store` setting, DESIGN.md §5): with `None`
 /// (or an empty string, as an empty environment variable gives), the embedded store and the
 /// file blobs inside `data_dir`, as always; with a `postgres://`
@@ -220,6 +227,11 @@ pub trait RecordStore: Send + Sync + Debug {
 pub trait HttpCacheStore: Send + Sync + Debug {
     /// Returns the cache entry for `url`.
     fn cached(&self, url: &Url) -> Result<Option<CacheEntry>, StoreError>;
+
+    /// Returns every cache entry of `origin` (`scheme://host[:port]/`): what a domain's crawl
+    /// reads once, at its start, instead of asking for each URL (one read, not one per
+    /// request; none at all for a domain never crawled).
+    fn cached_of_origin(&self, origin: &Url) -> Result<Vec<(String, CacheEntry)>, StoreError>;
 
     /// Stores (or, with `None`, forgets) the cache entry for `url`.
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError>;
@@ -365,6 +377,16 @@ impl Store {
     /// Returns the status of every domain ever crawled, in domain order, read page by page.
     pub async fn domains(&self) -> Result<Vec<DomainStatus>, StoreError> {
         self.run(|backend| backend.domains()).await
+    }
+
+    /// Returns every cache entry of `origin` (see [`HttpCacheStore::cached_of_origin`]).
+    pub async fn cached_of_origin(
+        &self,
+        origin: &Url,
+    ) -> Result<Vec<(String, CacheEntry)>, StoreError> {
+        let origin = origin.clone();
+        self.run(move |backend| backend.cached_of_origin(&origin))
+            .await
     }
 
     /// Returns the cache entry for `url`.

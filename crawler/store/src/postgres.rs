@@ -39,10 +39,12 @@
 //!
 //! - `pool`: the runtime, the connection pool and the mapping of errors.
 //! - `migrate`: the versioned schema ([`SCHEMA_VERSION`], [`migrate`]).
-//! - `records`: [`RecordStore`] and [`HttpCacheStore`] for [`PostgresStore`].
+//! - `records`: [`RecordStore`] and [`HttpCacheStore`] for [`PostgresStore`]; `batch` a
+//!   batch of domains' crawls stored in a fixed number of statements.
 //! - `blobs`: [`BlobStore`](crate::BlobStore) for [`PostgresBlobs`].
 //! - `frontier`: [`FrontierStore`](crate::FrontierStore), the crawl workers' shared frontier.
 
+mod batch;
 mod blobs;
 mod frontier;
 mod migrate;

@@ -198,6 +198,10 @@ impl HttpCacheStore for Flaky {
         self.inner.cached(url)
     }
 
+    fn cached_of_origin(&self, origin: &Url) -> Result<Vec<(String, CacheEntry)>, StoreError> {
+        self.inner.cached_of_origin(origin)
+    }
+
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError> {
         self.inner.set_cached(url, entry)
     }
