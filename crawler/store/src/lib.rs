@@ -50,6 +50,7 @@ mod apply;
 pub mod blobs;
 pub mod embedded;
 pub mod frontier;
+#[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod report;
 pub mod types;
@@ -69,6 +70,7 @@ pub use frontier::{
     FrontierEntry, FrontierState, FrontierStore, FrontierTarget, ListFilter, NamedLeases,
     NewTarget, RemoveStats, Schedule,
 };
+#[cfg(feature = "postgres")]
 pub use postgres::{Migrated, PostgresBlobs, PostgresConfig, PostgresStore, SCHEMA_VERSION};
 pub use report::{CrawlReport, DomainReport, Totals};
 pub use types::{
@@ -102,22 +104,50 @@ pub fn open(location: Option<&str>, data_dir: &Path) -> Result<(Store, Blobs), S
         })?;
         return Ok((store, blobs));
     };
-    if !postgres::is_postgres_url(location) {
+    if !is_postgres_url(location) {
         return Err(StoreError::InvalidLocation {
             message: "expected a postgres:// or postgresql:// URL (without one, the store is \
                       the embedded one in the data directory)"
                 .to_owned(),
         });
     }
+    open_postgres(location)
+}
+
+/// Returns true when `location` names a PostgreSQL database (`postgres://…` or
+/// `postgresql://…`).
+pub fn is_postgres_url(location: &str) -> bool {
+    let lower = location.get(..13).unwrap_or(location).to_ascii_lowercase();
+    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+}
+
+/// Opens the PostgreSQL store at `location`.
+#[cfg(feature = "postgres")]
+fn open_postgres(location: &str) -> Result<(Store, Blobs), StoreError> {
     let backend = PostgresStore::connect(&PostgresConfig::new(location))?;
     let blobs = Blobs::from_backend(Arc::new(backend.blobs()));
     Ok((Store::from_backend(Arc::new(backend)), blobs))
 }
 
+/// A build without the PostgreSQL backend says so.
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(_location: &str) -> Result<(Store, Blobs), StoreError> {
+    Err(no_postgres())
+}
+
+#[cfg(not(feature = "postgres"))]
+fn no_postgres() -> StoreError {
+    StoreError::InvalidLocation {
+        message: "this build has no PostgreSQL support (the store crate's `postgres` feature)"
+            .to_owned(),
+    }
+}
+
 /// Applies the migrations that the PostgreSQL database at `url` lacks, and returns the schema
 /// versions before and after (for an explicit migration step; [`open`] migrates too).
+#[cfg(feature = "postgres")]
 pub fn migrate(url: &str) -> Result<Migrated, StoreError> {
-    if !postgres::is_postgres_url(url) {
+    if !is_postgres_url(url) {
         return Err(StoreError::InvalidLocation {
             message: "only a PostgreSQL store (postgres:// or postgresql://) has migrations"
                 .to_owned(),
