@@ -180,6 +180,11 @@ pub trait RecordStore: Send + Sync + Debug {
     /// Returns the highest change sequence number (0 when nothing was stored yet).
     fn last_seq(&self) -> Result<u64, StoreError>;
 
+    /// Returns the store's identity: readers that follow its change log (the search index)
+    /// remember it, and start again from the first change when it is another (a store reset,
+    /// or restored from a dump), rather than take another history for theirs.
+    fn identity(&self) -> Result<String, StoreError>;
+
     /// Stores the results of crawling several domains, with their HTTP cache updates, in one
     /// transaction: a batch is stored whole or not at all. For each domain, `fresh` holds
     /// the records built in this crawl and not yet stored, `streamed` the ids of those stored

@@ -161,6 +161,10 @@ impl RecordStore for Flaky {
         self.inner.last_seq()
     }
 
+    fn identity(&self) -> Result<String, StoreError> {
+        self.inner.identity()
+    }
+
     fn apply(
         &self,
         updates: Vec<DomainUpdate>,
@@ -337,7 +341,11 @@ async fn file_contents_survive_an_outage_or_the_domain_is_crawled_again() {
             .records_of(&"pdfworks.test".parse().unwrap())
             .unwrap();
         if !broken {
-            assert_eq!(flaky.failures.load(Ordering::SeqCst), 0, "both failures were met");
+            assert_eq!(
+                flaky.failures.load(Ordering::SeqCst),
+                0,
+                "both failures were met"
+            );
             assert_eq!(line.outcome, Outcome::Ok, "{line:?}");
             assert_eq!(records.len(), 3);
             for record in &records {
@@ -349,7 +357,9 @@ async fn file_contents_survive_an_outage_or_the_domain_is_crawled_again() {
         } else {
             assert_eq!(line.outcome, Outcome::Error, "{line:?}");
             assert!(
-                line.errors.iter().any(|error| error.code == "store_unavailable"),
+                line.errors
+                    .iter()
+                    .any(|error| error.code == "store_unavailable"),
                 "{line:?}"
             );
             assert!(records.is_empty(), "no record without its files");

@@ -110,6 +110,20 @@ impl RecordStore for PostgresStore {
         })
     }
 
+    fn identity(&self) -> Result<String, StoreError> {
+        self.engine.read(|pool| async move {
+            let client = pool.get().await?;
+            let row = client
+                .query_typed_one(
+                    "SELECT id || ':' || 'change_counter'::regclass::oid::text FROM store_identity",
+                    &[],
+                )
+                .await
+                .map_err(|error| pool.error(&error))?;
+            pool.column(&row, 0)
+        })
+    }
+
     fn last_seq(&self) -> Result<u64, StoreError> {
         self.engine.read(|pool| async move {
             let client = pool.get().await?;
