@@ -78,8 +78,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             r"(?i)(?-u:\b)reg(?:\.exe)?\s+add\s+[^\n]*\\currentversion\\run(?:once)?(?-u:\b)|(?-u:\b)(?:new|set)-itemproperty(?-u:\b)[^\n]*\\currentversion\\run(?:once)?(?-u:\b)|(?-u:\b)schtasks(?:\.exe)?\s+/create(?-u:\b)|(?-u:\b)register-scheduledtask(?-u:\b)|\\start menu\\programs\\startup\\|(?-u:\b)shell:startup(?-u:\b)",
         ),
         authorized_keys: regex(r"(?i)(?:>>|(?-u:\b)tee\s+-a)\s*\S*\.ssh/authorized_keys(?-u:\b)"),
+        // Key material as a key has it, not a placeholder (`AAAA...partner-key...`).
         literal_key: regex(
-            r"(?i)(?-u:\b)(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA|(?-u:\b)echo\s+[\x22']",
+            r"(?-u:\b)(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}",
         ),
         agent_memory: regex(
             r"(?i)(?:>>?|(?-u:\b)tee\s+(?:-a\s+)?|(?-u:\b)(?:append|write|add)(?-u:\b)[^.\n]{0,60}(?-u:\b)to\s+)\s*[`'\x22]?(?:\S*/)?(?:soul\.md|memory\.md|(?:~|\$home)/\.claude/(?:claude\.md|settings(?:\.local)?\.json)|(?:~|\$home)/\.(?:openclaw|clawdbot)/\S+|(?:~|\$home)/\.codex/\S+)",
@@ -191,11 +192,11 @@ fn persistence(text: &str, sink: &mut Sink) {
         );
     } else if let Some(found) = patterns.authorized_keys.find(text) {
         let written = &text[..found.start()];
-        if patterns.literal_key.is_match(written) {
+        if patterns.literal_key.is_match(written) || patterns.fetch.is_match(written) {
             report(
                 found.start(),
                 Severity::High,
-                "a key written into the skill is added to ~/.ssh/authorized_keys: whoever holds it can log in".to_owned(),
+                "a key written into the skill or fetched from the network is added to ~/.ssh/authorized_keys: whoever holds it can log in".to_owned(),
             );
         } else {
             report(
@@ -415,7 +416,9 @@ mod tests {
         assert_eq!(found("echo 'eval \"$(pyenv init -)\"' >> ~/.zshrc"), []);
         assert_eq!(found("cp agent.plist ~/Library/LaunchAgents/ && launchctl load ~/Library/LaunchAgents/agent.plist")[0].0, Rule::Persistence);
         assert_eq!(
-            found("echo 'ssh-ed25519 AAAAC3Nza... op@host' >> ~/.ssh/authorized_keys"),
+            found(
+                "echo 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleKeyMaterial op@host' >> ~/.ssh/authorized_keys"
+            ),
             [(Rule::Persistence, Severity::High)]
         );
         assert_eq!(found("crontab -l"), []);

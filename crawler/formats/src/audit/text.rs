@@ -227,6 +227,32 @@ const SCRIPT_EXTENSIONS: &[&str] = &[
     "mk",
     "makefile",
     "dockerfile",
+    "containerfile",
+    "justfile",
+    "rakefile",
+    "gemfile",
+    "vagrantfile",
+    // Shell start-up files, which a skill may ship to be copied into place.
+    "bashrc",
+    "bash_profile",
+    "bash_login",
+    "bash_logout",
+    "profile",
+    "zshrc",
+    "zprofile",
+    "zshenv",
+    "zlogin",
+    "envrc",
+    // Git hooks, which run by name.
+    "pre-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-push",
+    "post-checkout",
+    "post-merge",
+    "pre-rebase",
+    "post-rewrite",
 ];
 /// File extensions read as markdown or plain text.
 const MARKDOWN_EXTENSIONS: &[&str] = &["md", "markdown", "mdx", "mdc", "txt", "rst", "text"];
@@ -266,6 +292,14 @@ fn extension(path: &str) -> String {
     }
 }
 
+/// Returns true for pip's requirement and constraint files (`requirements-dev.txt`), which are
+/// lists of packages and options rather than prose.
+fn is_requirements(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    (name.starts_with("requirements") || name.starts_with("constraints"))
+        && (name.ends_with(".txt") || name.ends_with(".in"))
+}
+
 /// Returns true when `bytes` look like a binary file rather than text: a NUL byte early on,
 /// or too many bytes that are not UTF-8.
 pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
@@ -284,7 +318,9 @@ impl<'a> Document<'a> {
     pub(crate) fn read(path: &'a str, bytes: &'a [u8]) -> Option<Document<'a>> {
         let extension = extension(path);
         let known = |list: &[&str]| list.contains(&extension.as_str());
-        let kind = if known(MARKDOWN_EXTENSIONS) {
+        let kind = if is_requirements(path) {
+            FileKind::Data
+        } else if known(MARKDOWN_EXTENSIONS) {
             FileKind::Markdown
         } else if known(SCRIPT_EXTENSIONS) || bytes.starts_with(b"#!") {
             FileKind::Script
@@ -295,7 +331,10 @@ impl<'a> Document<'a> {
         } else {
             FileKind::Data
         };
-        let text = String::from_utf8_lossy(bytes);
+        Some(Document::new(path, kind, String::from_utf8_lossy(bytes)))
+    }
+
+    fn new(path: &'a str, kind: FileKind, text: Cow<'a, str>) -> Document<'a> {
         let mut lines = Vec::new();
         let mut start = 0;
         for (offset, byte) in text.bytes().enumerate() {
@@ -310,12 +349,12 @@ impl<'a> Document<'a> {
                 line.1 -= 1;
             }
         }
-        Some(Document {
+        Document {
             path,
             kind,
             text,
             lines,
-        })
+        }
     }
 
     /// Returns line `index` (0-based), without its line break.
@@ -342,7 +381,7 @@ impl<'a> Document<'a> {
 pub(crate) fn is_cautionary(text: &str) -> bool {
     static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)(?-u:\b)(?:attack(?:s|er|ers|ed)?|malicious|malware|exploit(?:s|ed|ation)?|vulnerab\w*|insecure|unsafe|dangerous|danger|anti-?patterns?|backdoors?|threats?|red flags?|compromised?|exfiltrat\w*|steal\w*|phishing|adversar\w*|injections?|jailbreaks?|(?:never|do not|don't) (?:run|do|use|execute|copy|paste)|bad (?:example|practice)|bad\s*:|wrong\s*:)|❌|⚠|🚫",
+            r"(?i)(?-u:\b)(?:attack(?:s|er|ers|ed)?|malicious|malware|exploit(?:s|ed|ation)?|vulnerab\w*|insecure|unsafe|dangerous|danger|anti-?patterns?|backdoors?|threats?|red flags?|compromised?|exfiltrat\w*|steal\w*|phishing|adversar\w*|injections?|jailbreaks?|iocs?|(?:never|do not|don't) (?:run|do|use|execute|copy|paste)|bad (?:example|practice)|bad\s*:|wrong\s*:)|❌|⚠|🚫",
         )
         .expect("the pattern is valid")
     });
