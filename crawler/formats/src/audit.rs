@@ -285,7 +285,18 @@ pub fn audit(input: &AuditInput<'_>) -> Audit {
         if readable == 0 {
             continue;
         }
-        if let Some(document) = Document::read(file.path, &file.bytes[..readable]) {
+        let bytes = &file.bytes[..readable];
+        if let Some(document) = Document::read(file.path, bytes) {
+            audit_document(&document, &mut report, &mut reach);
+        } else if let Some(from) = binary::appended_text(file.path, bytes) {
+            report.whole(
+                file.path,
+                Rule::PolyglotFile,
+                Severity::High,
+                format!("{} bytes of text after the end of the file's format", bytes.len() - from),
+                "text is appended after the end of a media file, where no viewer shows it: a script hidden in an image is read here as a script".to_owned(),
+            );
+            let document = Document::appended(file.path, bytes, from);
             audit_document(&document, &mut report, &mut reach);
         }
     }
@@ -367,7 +378,7 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
         report.add(document, line, col, hit);
     }
     if document.kind == text::FileKind::Script {
-        reach.note(Capability::Shell, document, 0, 0);
+        reach.note(Capability::Shell, document, document.first_line(), 0);
     }
     let segments = document.segments();
     for segment in &segments {

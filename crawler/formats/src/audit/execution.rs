@@ -25,6 +25,8 @@ struct Patterns {
     archive_command: Vec<Regex>,
     archive_word: Regex,
     password_value: Regex,
+    /// A media file's bytes read into an interpreter (`tail -c +68 logo.png | sh`).
+    media_run: Regex,
 }
 
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
@@ -32,7 +34,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let interpreters = r"(?:bash|sh|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|php|pwsh|powershell(?:\.exe)?|iex|invoke-expression|source)";
     Patterns {
         gate: regex(
-            r"(?i)curl|wget|iwr|irm|invoke-|webclient|eval|exec|function|base64|xxd|printf|powershell|pwsh|/dev/tcp|/dev/udp|(?-u:\b)nc(?-u:\b)|ncat|netcat|socat|mkfifo|socket|fsockopen|password|passcode|(?-u:\b)pass(?-u:\b)|(?-u:\b)pwd(?-u:\b)|(?-u:\b)pw(?-u:\b)|unzip|7z|unrar|download|urlretrieve|aria2c|certutil|bitsadmin|mshta|regsvr32|rundll32|msiexec|://",
+            r"(?i)curl|wget|iwr|irm|invoke-|webclient|eval|exec|function|base64|xxd|printf|powershell|pwsh|/dev/tcp|/dev/udp|(?-u:\b)nc(?-u:\b)|ncat|netcat|socat|mkfifo|socket|fsockopen|password|passcode|(?-u:\b)pass(?-u:\b)|(?-u:\b)pwd(?-u:\b)|(?-u:\b)pw(?-u:\b)|unzip|7z|unrar|download|urlretrieve|aria2c|certutil|bitsadmin|mshta|regsvr32|rundll32|msiexec|://|\|\s*(?:sudo\s+)?(?:ba|z|da)?sh(?-u:\b)|\|\s*(?:python|perl|ruby|node)",
         ),
         pipe: regex(&format!(
             r"(?i)(?-u:\b)(curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+(?:-[a-z]+\s+)*)?(?:env\s+(?:[a-z_][a-z0-9_]*=\S*\s+)*)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
@@ -124,6 +126,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         archive_word: regex(
             r"(?i)\.(?:zip|rar|7z)(?-u:\b)|(?-u:\b)(?:zip|rar|7z|7-zip|archive|unzip|extract)(?-u:\b)",
         ),
+        media_run: regex(&format!(
+            r"(?i)(?-u:\b)(?:tail|head|dd|cat|cut|strings|sed|awk|xxd|base64|openssl)(?-u:\b)[^|;\n]*?\.(?:png|jpe?g|gif|bmp|ico|icns|webp|tiff?|pdf|mp3|wav|ogg|mp4|mov|ttf|otf|woff2?)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
+        )),
         password_value: regex(
             r#"(?i)(?-u:\b)(?:password|passcode|passphrase|pass|pwd|pw)(?-u:\b)\s*(?:is\s*:?|:|=)\s*[`'"*]*([A-Za-z0-9!@#$%^&_.+-]{2,32})|(?-u:\b)(?:with|use|using|enter)\s+(?:the\s+)?(?:password|passcode|pass)\s*:?\s*[`'"*]+([^`'"*\s]{2,32})"#,
         ),
@@ -213,6 +218,16 @@ pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
             Severity::Critical,
             found.start(),
             "a shell is wired to a network connection: whoever is at the other end controls the machine".to_owned(),
+        );
+    }
+    if let Some(captures) = patterns.media_run.captures(text)
+        && !reads_stdin_as_data(&captures)
+    {
+        sink.hit(
+            Rule::PolyglotFile,
+            Severity::High,
+            captures.get(0).map_or(0, |m| m.start()),
+            "bytes of a media file are fed to an interpreter: an image or document that hides a script".to_owned(),
         );
     }
     password_archive(text, sink);

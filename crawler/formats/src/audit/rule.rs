@@ -149,6 +149,9 @@ rules! {
     ObfuscatedScript = "obfuscated_script", Executables, High;
     /// An archive inside the skill, whose content the audit does not unpack.
     NestedArchive = "nested_archive", Executables, Low;
+    /// A script hidden in a media file: appended after an image's end, named as an image, or
+    /// an image's bytes piped into a shell.
+    PolyglotFile = "polyglot_file", Executables, High;
 
     // Capability mismatch.
     /// The files reach the network, the shell or secrets that the description never mentions.

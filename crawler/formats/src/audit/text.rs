@@ -357,12 +357,37 @@ impl<'a> Document<'a> {
         }
     }
 
+    /// Reads what follows byte `from` of a binary file (a script appended to an image) as a
+    /// script. The lines before it read as empty, so that findings keep the file's own line
+    /// numbers and excerpts come from the appended text only.
+    pub(crate) fn appended(path: &'a str, bytes: &'a [u8], from: usize) -> Document<'a> {
+        let text = String::from_utf8_lossy(bytes);
+        let start = lossy_offset(bytes, from).min(text.len());
+        let mut document = Document::new(path, FileKind::Script, text);
+        for line in &mut document.lines {
+            if line.1 <= start {
+                line.0 = line.1;
+            } else if line.0 < start {
+                line.0 = start;
+            }
+        }
+        document
+    }
+
     /// Returns line `index` (0-based), without its line break.
     pub(crate) fn line(&self, index: usize) -> &str {
         self.lines
             .get(index)
             .and_then(|&(start, end)| self.text.get(start..end))
             .unwrap_or_default()
+    }
+
+    /// Returns the index of the first line with something on it (0 for an empty file).
+    pub(crate) fn first_line(&self) -> usize {
+        self.lines
+            .iter()
+            .position(|&(start, end)| end > start)
+            .unwrap_or(0)
     }
 
     /// Returns the lines, in order.
@@ -374,6 +399,35 @@ impl<'a> Document<'a> {
     pub(crate) fn segments(&self) -> Vec<Segment> {
         segments::split(self)
     }
+}
+
+/// Returns where byte `from` of `bytes` lands in their lossy UTF-8 decoding: the first
+/// character that starts at or after it.
+fn lossy_offset(bytes: &[u8], from: usize) -> usize {
+    let mut original = 0;
+    let mut decoded = 0;
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        if from < original + valid.len() {
+            let mut at = from.saturating_sub(original);
+            while !valid.is_char_boundary(at) {
+                at += 1;
+            }
+            return decoded + at;
+        }
+        original += valid.len();
+        decoded += valid.len();
+        let invalid = chunk.invalid().len();
+        if invalid > 0 {
+            // Each invalid sequence becomes one U+FFFD of three bytes.
+            decoded += '\u{FFFD}'.len_utf8();
+            original += invalid;
+            if from < original {
+                return decoded;
+            }
+        }
+    }
+    decoded
 }
 
 /// Returns true when `text` presents what it shows as a warning or an example of an attack.
