@@ -25,8 +25,9 @@
 //!
 //! The risk is the highest severity found, raised by combinations that only malware makes:
 //! a credential read (at medium or above) and data sent to a suspicious place in the same skill
-//! is `critical`; a credential read and any outbound send of data in the same file is at least
-//! `high`; three or more rules at medium or above across code, secrets, persistence and
+//! is `critical`; a credential read and any outbound send of data anywhere in the skill is at
+//! least `high` (and shown as a finding at the send); three or more rules at medium or above
+//! across code, secrets, persistence and
 //! executables are at least `high`. Findings in text presented as a warning or an example of
 //! an attack stay visible (at medium at most) but take no part in these combinations.
 //! Otherwise a single medium finding never makes a skill `high`.

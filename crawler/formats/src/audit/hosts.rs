@@ -378,6 +378,7 @@ pub(crate) fn classify(host: &str, path: &str) -> HostClass {
         && path_lower.starts_with("/api/webhooks")
         || host == "api.telegram.org"
         || host == "hooks.slack.com"
+        || is_bot_path(&path_lower)
     {
         return HostClass::ChatWebhook;
     }
@@ -411,6 +412,20 @@ pub(crate) fn classify(host: &str, path: &str) -> HostClass {
         return HostClass::Local;
     }
     HostClass::Other
+}
+
+/// Returns true for the path of a chat bot's API, whatever host relays it: Telegram's
+/// `/bot<id>:<token>/sendMessage`, a Discord-style `/api/webhooks/<id>/<token>`.
+fn is_bot_path(path: &str) -> bool {
+    let telegram = path.strip_prefix("/bot").is_some_and(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits >= 6 && rest.as_bytes().get(digits) == Some(&b':')
+    });
+    let webhook = path.strip_prefix("/api/webhooks/").is_some_and(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits >= 6 && rest.as_bytes().get(digits) == Some(&b'/')
+    });
+    telegram || webhook
 }
 
 /// Classifies an IP address literal (IPv4, or IPv6 in brackets).
