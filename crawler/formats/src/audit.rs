@@ -39,8 +39,10 @@
 //! not backtrack); a rule reports at most [`MAX_FINDINGS_PER_RULE_PER_FILE`] lines of a file and
 //! a skill at most [`MAX_FINDINGS`] findings, the most severe kept.
 
+mod agent;
 mod binary;
 mod capability;
+mod dependencies;
 mod download;
 mod execution;
 mod exfiltration;
@@ -50,7 +52,9 @@ mod injection;
 mod render;
 mod report;
 mod rule;
+mod sabotage;
 mod secrets;
+mod surveillance;
 mod system;
 mod text;
 mod unicode;
@@ -360,6 +364,9 @@ pub(crate) fn detect(text: &str, context: &Context, depth: usize, sink: &mut Sin
     execution::detect(text, context, sink);
     secrets::detect(text, context, sink);
     system::detect(text, context, sink);
+    agent::detect(text, context, sink);
+    dependencies::detect(text, sink);
+    sabotage::detect(text, sink);
     capability::reach(text, context, sink);
     if depth < MAX_DECODE_DEPTH {
         hidden::encoded(text, context, depth, sink);
@@ -382,6 +389,7 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
         reach.note(Capability::Shell, document, document.first_line(), 0);
     }
     let segments = document.segments();
+    let mut sends = false;
     for segment in &segments {
         let mut sink = Sink::default();
         detect(&segment.text, &segment.context, 0, &mut sink);
@@ -396,6 +404,7 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
             continue;
         }
         for (capability, at) in sink.reaches {
+            sends |= capability == Capability::Send;
             let (line, col) = segment.locate(at);
             reach.note(capability, document, line, col);
         }
@@ -413,8 +422,24 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
             report.add(document, line, col, hit);
         }
     }
-    if let Some((line, col, hit)) = system::document(document) {
-        report.add(document, line, col, hit);
+    // Constructs judged over the whole file, whose pieces sit on different lines.
+    let whole = [
+        system::document(document),
+        agent::other_skills(document),
+        sabotage::logic_bomb(document),
+        surveillance::clipboard(document),
+        surveillance::screen(document, sends),
+        execution::reverse_shell_lines(document),
+        text::is_requirements(document.path)
+            .then(|| dependencies::requirements(document))
+            .flatten(),
+    ];
+    for (line, col, hit) in whole.into_iter().flatten() {
+        // A construct shown under a warning ("dangerous code patterns") is an example there too.
+        let example = segments.iter().any(|segment| {
+            segment.context.cautionary && segment.pieces.iter().any(|piece| piece.line == line)
+        });
+        report.add_weighed(document, line, col, hit, example);
     }
 }
 

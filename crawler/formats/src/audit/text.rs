@@ -294,7 +294,7 @@ fn extension(path: &str) -> String {
 
 /// Returns true for pip's requirement and constraint files (`requirements-dev.txt`), which are
 /// lists of packages and options rather than prose.
-fn is_requirements(path: &str) -> bool {
+pub(crate) fn is_requirements(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     (name.starts_with("requirements") || name.starts_with("constraints"))
         && (name.ends_with(".txt") || name.ends_with(".in"))
@@ -388,6 +388,29 @@ impl<'a> Document<'a> {
             .iter()
             .position(|&(start, end)| end > start)
             .unwrap_or(0)
+    }
+
+    /// Returns the first line at which every pattern has matched a line within the last `span`
+    /// lines (the patterns in any order), and the earliest of those lines: constructs written
+    /// over several lines, such as a socket connected, its descriptors duplicated and a shell
+    /// started. One pass over the lines.
+    pub(crate) fn near(&self, patterns: &[&Regex], span: usize) -> Option<(usize, usize)> {
+        let mut last: Vec<Option<usize>> = vec![None; patterns.len()];
+        for (index, line) in self.lines().enumerate() {
+            for (pattern, seen) in patterns.iter().zip(last.iter_mut()) {
+                if pattern.is_match(line) {
+                    *seen = Some(index);
+                }
+            }
+            let earliest = last.iter().try_fold(index, |earliest, seen| {
+                seen.filter(|&at| index - at <= span)
+                    .map(|at| earliest.min(at))
+            });
+            if let Some(earliest) = earliest {
+                return Some((earliest, index));
+            }
+        }
+        None
     }
 
     /// Returns the lines, in order.
