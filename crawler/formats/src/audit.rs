@@ -49,6 +49,7 @@ mod exfiltration;
 mod hidden;
 mod hosts;
 mod injection;
+mod rebuilt;
 mod render;
 mod report;
 mod rule;
@@ -370,6 +371,7 @@ pub(crate) fn detect(text: &str, context: &Context, depth: usize, sink: &mut Sin
     capability::reach(text, context, sink);
     if depth < MAX_DECODE_DEPTH {
         hidden::encoded(text, context, depth, sink);
+        rebuilt::rebuilt(text, depth, sink);
     }
 }
 
@@ -411,6 +413,7 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
     }
     let later = download::downloads(&segments)
         .into_iter()
+        .chain(download::paste_lures(&segments))
         .chain(execution::evaluations(&segments));
     for (index, hit) in later {
         if let Some(segment) = segments.get(index) {

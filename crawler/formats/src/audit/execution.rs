@@ -97,6 +97,17 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)(?:iex|invoke-expression)(?-u:\b)[^;\n]*?frombase64string|frombase64string[^;\n]*?(?-u:\b)(?:iex|invoke-expression)(?-u:\b)",
             ),
+            // Text written backwards and reversed into a shell or an evaluator.
+            regex(&format!(
+                r"(?i)(?-u:\b)rev(?-u:\b)\s*\|\s*(?:sudo\s+)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
+            )),
+            regex(
+                r"(?i)(?-u:\b)(?:exec|eval|os\.system|subprocess\.\w+|new\s+function|function)\s*\([^;\n]*?(?:\[\s*::\s*-1\s*\]|\.reverse\s*\(\s*\)|strrev\s*\()",
+            ),
+            // Character codes rebuilt into code and run at once.
+            regex(
+                r"(?i)(?-u:\b)(?:eval|new\s+function|function|exec)\s*\([^;\n]*?(?:fromcharcode|(?-u:\b)chr\s*\()[^;\n]*?\)\s*\(\s*\)",
+            ),
         ],
         reverse_shell: vec![
             regex(r"(?i)(?-u:\b)(?:ba|z)?sh\s+-i\s*[0-9]*>&\s*/dev/(?:tcp|udp)/"),
@@ -130,7 +141,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             r"(?i)(?-u:\b)(?:tail|head|dd|cat|cut|strings|sed|awk|xxd|base64|openssl)(?-u:\b)[^|;\n]*?\.(?:png|jpe?g|gif|bmp|ico|icns|webp|tiff?|pdf|mp3|wav|ogg|mp4|mov|ttf|otf|woff2?)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
         )),
         password_value: regex(
-            r#"(?i)(?-u:\b)(?:password|passcode|passphrase|pass|pwd|pw)(?-u:\b)\s*(?:is\s*:?|:|=)\s*[`'"*]*([A-Za-z0-9!@#$%^&_.+-]{2,32})|(?-u:\b)(?:with|use|using|enter)\s+(?:the\s+)?(?:password|passcode|pass)\s*:?\s*[`'"*]+([^`'"*\s]{2,32})"#,
+            r#"(?i)(?-u:\b)(?:password|passcode|passphrase|pass|pwd|pw)(?-u:\b)\s*(?:is\s*:?|:|=)\s*[`'"*]*([A-Za-z0-9!@#$%^&_.+-]{2,32})|(?-u:\b)(?:with|use|using|enter)\s+(?:the\s+)?(?:archive\s+|zip\s+|extraction\s+|unzip\s+)?(?:password|passcode|pass)\s*:?\s*[`'"*]+([^`'"*\s]{2,32})"#,
         ),
     }
 });
@@ -686,6 +697,10 @@ mod tests {
     fn password_archives_are_found() {
         assert_eq!(
             found("Extract agent.zip with password: `infected2024` and run setup.exe"),
+            [(Rule::PasswordArchive, Severity::High)]
+        );
+        assert_eq!(
+            found("Extract it with the archive password `ob2026` so antivirus leaves it alone."),
             [(Rule::PasswordArchive, Severity::High)]
         );
         assert_eq!(

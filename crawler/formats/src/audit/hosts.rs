@@ -382,7 +382,9 @@ pub(crate) fn classify(host: &str, path: &str) -> HostClass {
     {
         return HostClass::ChatWebhook;
     }
-    if within_any(PASTE) {
+    // A host named for pasting (`paste.…`, `pastebin.…`) is one, whoever runs it.
+    let first_label = host.split('.').next().unwrap_or_default();
+    if within_any(PASTE) || ["paste", "pastes", "pastebin", "hastebin"].contains(&first_label) {
         return HostClass::Paste;
     }
     if within_any(FILE_DROPS) {
@@ -574,6 +576,10 @@ mod tests {
         assert_eq!(classify("localhost", "/"), HostClass::Local);
         assert_eq!(classify("evil.example", "/"), HostClass::Other);
         assert_eq!(classify("notpastebin.com", "/"), HostClass::Other);
+        assert_eq!(
+            classify("paste.snippets.example", "/raw/x"),
+            HostClass::Paste
+        );
     }
 
     #[test]

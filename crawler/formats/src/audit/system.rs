@@ -33,6 +33,9 @@ struct Patterns {
     agent_memory_nl: Regex,
     /// An agent told to report somewhere on a schedule.
     check_in: Regex,
+    /// Code that runs by itself whenever something ordinary happens: Git hooks for every
+    /// repository, a VS Code task run when a folder opens.
+    auto_run: Regex,
     sudo_password: Regex,
     sudo_stdin: Regex,
     sudoers: Regex,
@@ -48,7 +51,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Patterns {
         gate: regex(
-            r"(?i)cron|@reboot|bashrc|bash_profile|zshrc|zprofile|zshenv|zlogin|\.profile|config\.fish|\$profile|launchagents|launchdaemons|launchctl|systemd|currentversion\\run|schtasks|scheduledtask|startup|authorized_keys|soul\.md|memory\.md|\.claude|\.openclaw|\.clawdbot|memory|sudo|sudoers|nopasswd|chmod|xattr|spctl|csrutil|mppreference|setenforce|ufw|firewall|advfirewall|histfile|history|bash_history|dangerously|bypasspermissions|--yolo|every|each|usermod|dscl",
+            r"(?i)cron|@reboot|bashrc|bash_profile|zshrc|zprofile|zshenv|zlogin|\.profile|config\.fish|\$profile|launchagents|launchdaemons|launchctl|systemd|currentversion\\run|schtasks|scheduledtask|startup|authorized_keys|soul\.md|memory\.md|\.claude|\.openclaw|\.clawdbot|memory|sudo|sudoers|nopasswd|chmod|xattr|spctl|csrutil|mppreference|setenforce|ufw|firewall|advfirewall|histfile|history|bash_history|dangerously|bypasspermissions|--yolo|every|each|usermod|dscl|hookspath|templatedir|folderopen",
         ),
         fetch: regex(
             r"(?i)(?-u:\b)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat)(?-u:\b)|/dev/tcp/|https?://|(?-u:\b)base64\s+-|(?-u:\b)python[0-9.]*\s+-c(?-u:\b)|(?-u:\b)nohup(?-u:\b)|(?-u:\b)eval(?-u:\b)",
@@ -90,6 +93,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         ),
         check_in: regex(
             r"(?i)(?-u:\b)(?:every|each)\s+(?:\d+\s+)?(?:minutes?|hours?|days?|mornings?|nights?|session)(?-u:\b)[^.\n]{0,120}?(?-u:\b)(?:send|report|check in|check-in|ping|post|upload|fetch|download|call|register)(?-u:\b)[^.\n]{0,120}?https?://",
+        ),
+        auto_run: regex(
+            r#"(?i)(?-u:\b)git\s+config\s+(?:--global|--system)\s+(?:core\.hookspath|init\.templatedir)(?-u:\b)|["']runon["']\s*:\s*["']folderopen["']"#,
         ),
         sudo_password: regex(
             r"(?i)(?-u:\b)(?:echo|printf|cat)(?-u:\b)[^|;\n]*\|\s*sudo\s+(?:-[a-z]+\s+)*-[a-z]*S(?-u:\b)",
@@ -214,6 +220,12 @@ fn persistence(text: &str, sink: &mut Sink) {
             found.start(),
             Severity::Medium,
             "the skill writes into the agent's own memory or settings, so its instructions outlive it".to_owned(),
+        );
+    } else if let Some(found) = patterns.auto_run.find(text) {
+        report(
+            found.start(),
+            Severity::Medium,
+            "code is set to run by itself: Git hooks for every repository, or a task that runs when a folder opens".to_owned(),
         );
     } else if let Some(found) = patterns.check_in.find(text) {
         report(
@@ -429,6 +441,11 @@ mod tests {
             [(Rule::Persistence, Severity::Medium)]
         );
         assert_eq!(found("sudo systemctl enable --now docker"), []);
+        assert_eq!(
+            found("git config --global core.hooksPath ~/.githooks"),
+            [(Rule::Persistence, Severity::Medium)]
+        );
+        assert_eq!(found("git config core.hooksPath .githooks"), []);
     }
 
     #[test]
