@@ -49,6 +49,7 @@ mod exfiltration;
 mod hidden;
 mod hosts;
 mod injection;
+mod pattern_list;
 mod rebuilt;
 mod render;
 mod report;
@@ -62,6 +63,7 @@ mod unicode;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -359,15 +361,54 @@ impl Sink {
     }
 }
 
+/// The words each family of rules cannot do without, in the order `detect` runs the families:
+/// a piece of text without any of a family's words is not shown to it. (One `RegexSet` of
+/// them all costs more than these searches, most of which a literal prefilter cuts short.)
+static GATES: LazyLock<[regex::Regex; 7]> = LazyLock::new(|| {
+    [
+        injection::GATE,
+        execution::GATE,
+        secrets::GATE,
+        system::GATE,
+        agent::GATE,
+        dependencies::GATE,
+        sabotage::GATE,
+    ]
+    .map(|gate| regex::Regex::new(gate).expect("the pattern is valid"))
+});
+
 /// Runs every content rule over `text` (a segment, or text decoded from one).
 pub(crate) fn detect(text: &str, context: &Context, depth: usize, sink: &mut Sink) {
-    injection::detect(text, context, sink);
-    execution::detect(text, context, sink);
-    secrets::detect(text, context, sink);
-    system::detect(text, context, sink);
-    agent::detect(text, context, sink);
-    dependencies::detect(text, sink);
-    sabotage::detect(text, sink);
+    let [
+        injection,
+        execution,
+        secrets,
+        system,
+        agent,
+        dependencies,
+        sabotage,
+    ] = &*GATES;
+    if injection.is_match(text) {
+        injection::detect(text, context, sink);
+    }
+    if execution.is_match(text) {
+        execution::detect(text, context, sink);
+    }
+    if secrets.is_match(text) {
+        secrets::detect(text, context, sink);
+    }
+    if system.is_match(text) {
+        system::detect(text, context, sink);
+    }
+    if agent.is_match(text) {
+        agent::detect(text, context, sink);
+    }
+    if dependencies.is_match(text) {
+        dependencies::detect(text, sink);
+    }
+    if sabotage.is_match(text) {
+        sabotage::detect(text, sink);
+    }
     capability::reach(text, context, sink);
     if depth < MAX_DECODE_DEPTH {
         hidden::encoded(text, context, depth, sink);

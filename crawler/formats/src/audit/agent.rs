@@ -14,8 +14,17 @@ use regex::Regex;
 use super::text::{Context, Document, Place, is_quoted};
 use super::{Hit, Rule, Severity, Sink};
 
+/// Words this family's patterns cannot do without: `audit::detect` runs the family only on
+/// text that has one.
+pub(crate) const GATE: &str = r"[Ff]etch|[Ll]oad|[Dd]ownload|[Pp]ull|[Rr]etriev|curl|wget|<|[Ss]kill|[Tt]ool|[Ss]erver|[Pp]lugin|xtension|ntegration|[Aa]llow|ypassPermissions|kipDanger|angerously|approval_policy|utoAccept|[Yy]olo|nableAllProject";
+
 struct Patterns {
+    /// Words the configuration checks cannot do without.
     gate: Regex,
+    /// Cheap gates for each family of checks: literal words the patterns cannot do without.
+    remote_gate: Regex,
+    instruction_gate: Regex,
+    shadowing_gate: Regex,
     /// Fetching instructions and obeying them, or letting them replace the skill's own.
     remote_obey: Regex,
     /// What was fetched, run or followed as it is.
@@ -41,9 +50,16 @@ struct Patterns {
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Patterns {
+        // Gates are case-sensitive on purpose: literals let the search skip ahead, and the
+        // words start a sentence (capitalised) or sit in one (lower case).
         gate: regex(
-            r"(?i)fetch|load|download|pull|retriev|curl|wget|get the|read the|<[a-z]|other|any|every|all|allow|bypasspermissions|skipdanger|dangerously|approval|autoaccept|yolo|enableallproject",
+            r"[Aa]llow|ypassPermissions|kipDanger|angerously|approval_policy|utoAccept|[Yy]olo|nableAllProject",
         ),
+        remote_gate: regex(r"[Ff]etch|[Ll]oad|[Dd]ownload|[Pp]ull|[Rr]etriev|curl|wget"),
+        instruction_gate: regex(
+            r"nstruction|[Rr]ules|uideline|irective|rompt|olic|laybook|ommand|[Tt]ask|ontent|[Pp]age|[Ff]ile|[Tt]ext|esponse|[Gg]uide",
+        ),
+        shadowing_gate: regex(r"[Ss]kill|[Tt]ool|[Ss]erver|[Pp]lugin|xtension|ntegration"),
         remote_obey: regex(
             r"(?i)(?-u:\b)(?:fetch|load|download|pull|retrieve|curl|wget)\s+(?:the\s+|our\s+|its\s+|these\s+)?(?:latest\s+|current\s+|live\s+|remote\s+|updated\s+|newest\s+|full\s+)*(?:instructions?|rules|guidelines|directives|system prompt|prompt|policy|policies|playbook|commands|tasks)(?-u:\b)(?:[^.\n]|\.\S)*?(?:(?-u:\b)(?:follow|obey|apply|execute|run|adopt|do)\s+(?:them|it|those|these|what|everything|all|each)(?-u:\b)(?:\s+(?:exactly|verbatim|as written|without))?|(?-u:\b)(?:they|it|which)\s+(?:replace|override|supersede|take precedence over|take priority over)(?-u:\b))",
         ),
@@ -76,12 +92,15 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
 /// Scans `text` for remote instructions, tool poisoning and agent configuration changes.
 pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
     let patterns = &*PATTERNS;
-    if !patterns.gate.is_match(text) {
-        return;
+    if patterns.remote_gate.is_match(text) && patterns.instruction_gate.is_match(text) {
+        remote_instructions(text, context, sink);
     }
-    remote_instructions(text, context, sink);
-    tool_poisoning(text, context, sink);
-    configuration(text, sink);
+    if text.contains('<') || patterns.shadowing_gate.is_match(text) {
+        tool_poisoning(text, context, sink);
+    }
+    if patterns.gate.is_match(text) {
+        configuration(text, sink);
+    }
 }
 
 /// Weighs words said to the agent by where they are: said in prose (or hidden, or decoded)

@@ -15,8 +15,14 @@ use super::hosts::{HostClass, urls};
 use super::text::Document;
 use super::{Hit, Rule, Severity, Sink};
 
+/// Words this family's patterns cannot do without: `audit::detect` runs the family only on
+/// text that has one.
+pub(crate) const GATE: &str = r"index-url|registry|find-links|pip[0-9.]* install|pipx install|pipenv install|uv add|poetry add|npm install|npm i |npm add|pnpm add|pnpm install|pnpm i |yarn add|bun add|bun install|bun i ";
+
 struct Patterns {
     gate: Regex,
+    /// The subcommands an install command cannot do without.
+    install_gate: Regex,
     /// An index or registry option and the address it names.
     index: Regex,
     /// An install command and what follows it on its line.
@@ -26,9 +32,13 @@ struct Patterns {
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Patterns {
-        gate: regex(r"(?i)index|registry|install|(?-u:\b)add(?-u:\b)"),
+        // Commands are written in lower case; the literals let the search skip ahead.
+        gate: regex(r"index-url|registry|find-links|pip[0-9.]* install"),
+        install_gate: regex(
+            r"pip[0-9.]* install|pipx install|pipenv install|uv add|poetry add|npm install|npm i |npm add|pnpm add|pnpm install|pnpm i |yarn add|bun add|bun install|bun i ",
+        ),
         index: regex(
-            r#"(?i)(--extra-index-url|extra-index-url|--index-url|index-url|(?-u:\b)-i|--registry|(?-u:\b)registry|--find-links|(?-u:\b)-f)(?:\s*=\s*|\s+)["']?(https?://[^\s"'`]+)"#,
+            r#"(?i)(--extra-index-url|extra-index-url|--index-url|index-url|--registry|(?-u:\b)registry|--find-links)(?:\s*=\s*|\s+)["']?(https?://[^\s"'`]+)|(?-u:\b)pip[0-9.]*\s+install(?-u:\b)[^;\n]*?\s(-i|-f)\s+["']?(https?://[^\s"'`]+)"#,
         ),
         install: regex(
             r"(?i)(?-u:\b)(pip[0-9.]*|python[0-9.]*\s+-m\s+pip|uv\s+pip|uv|poetry|pipx|pipenv|npm|pnpm|yarn|bun|npx)\s+(?:install|i|add)(?-u:\b)([^;&|\n#`]*)",
@@ -339,10 +349,12 @@ const MIN_PART: usize = 6;
 /// Scans `text` for untrusted indexes and for install commands naming look-alike packages.
 pub(crate) fn detect(text: &str, sink: &mut Sink) {
     let patterns = &*PATTERNS;
-    if !patterns.gate.is_match(text) {
+    if patterns.gate.is_match(text) {
+        index(text, sink);
+    }
+    if !patterns.install_gate.is_match(text) {
         return;
     }
-    index(text, sink);
     for captures in patterns.install.captures_iter(text) {
         let Some(arguments) = captures.get(2) else {
             continue;
@@ -359,7 +371,10 @@ pub(crate) fn detect(text: &str, sink: &mut Sink) {
 /// Packages installed from an index or registry that is not where they come from.
 fn index(text: &str, sink: &mut Sink) {
     for captures in PATTERNS.index.captures_iter(text) {
-        let (Some(option), Some(address)) = (captures.get(1), captures.get(2)) else {
+        let (Some(option), Some(address)) = (
+            captures.get(1).or_else(|| captures.get(3)),
+            captures.get(2).or_else(|| captures.get(4)),
+        ) else {
             continue;
         };
         let Some(target) = urls(address.as_str()).into_iter().next() else {

@@ -323,16 +323,20 @@ pub(crate) fn paste_lures(segments: &[Segment]) -> Vec<(usize, Hit)> {
     });
     let line_of = |segment: &Segment| segment.pieces.first().map_or(0, |piece| piece.line);
     let mut found = Vec::new();
+    static GATE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"[Tt]erminal|TERMINAL|[Pp]ower[Ss]hell|[Pp]rompt|cmd|[Rr]un dialog|Win")
+            .expect("the pattern is valid")
+    });
     for (index, segment) in segments.iter().enumerate() {
         if segment.context.place != super::text::Place::Prose {
+            continue;
+        }
+        if !GATE.is_match(&segment.text) || !TERMINAL.is_match(&segment.text) {
             continue;
         }
         let Some(lure) = LURE.find(&segment.text) else {
             continue;
         };
-        if !TERMINAL.is_match(&segment.text) {
-            continue;
-        }
         let line = line_of(segment);
         let mut around: Vec<(usize, &Segment)> = segments
             .iter()

@@ -11,18 +11,21 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::hosts::{HostClass, Target, describe, first_target};
+use super::pattern_list::PatternList;
 use super::text::{Context, Document, Place, Segment};
 use super::{Hit, Rule, Severity, Sink, download};
 
+/// Words this family's patterns cannot do without: `audit::detect` runs the family only on text that has one.
+pub(crate) const GATE: &str = r"(?i)curl|wget|iwr|irm|invoke-|webclient|eval|exec|function|base64|xxd|printf|powershell|pwsh|/dev/tcp|/dev/udp|(?-u:\b)nc(?-u:\b)|ncat|netcat|socat|mkfifo|socket|fsockopen|password|passcode|(?-u:\b)pass(?-u:\b)|(?-u:\b)pwd(?-u:\b)|(?-u:\b)pw(?-u:\b)|unzip|7z|unrar|download|urlretrieve|aria2c|certutil|bitsadmin|mshta|regsvr32|rundll32|msiexec|://|\|\s*(?:sudo\s+)?(?:ba|z|da)?sh(?-u:\b)|\|\s*(?:python|perl|ruby|node)";
+
 struct Patterns {
-    gate: Regex,
     pipe: Regex,
-    substitution: Vec<Regex>,
-    powershell: Vec<Regex>,
-    eval_remote: Vec<Regex>,
-    decode: Vec<Regex>,
-    reverse_shell: Vec<Regex>,
-    archive_command: Vec<Regex>,
+    substitution: PatternList,
+    powershell: PatternList,
+    eval_remote: PatternList,
+    decode: PatternList,
+    reverse_shell: PatternList,
+    archive_command: PatternList,
     archive_word: Regex,
     password_value: Regex,
     /// A media file's bytes read into an interpreter (`tail -c +68 logo.png | sh`).
@@ -33,29 +36,26 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     let interpreters = r"(?:bash|sh|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|php|pwsh|powershell(?:\.exe)?|iex|invoke-expression|source)";
     Patterns {
-        gate: regex(
-            r"(?i)curl|wget|iwr|irm|invoke-|webclient|eval|exec|function|base64|xxd|printf|powershell|pwsh|/dev/tcp|/dev/udp|(?-u:\b)nc(?-u:\b)|ncat|netcat|socat|mkfifo|socket|fsockopen|password|passcode|(?-u:\b)pass(?-u:\b)|(?-u:\b)pwd(?-u:\b)|(?-u:\b)pw(?-u:\b)|unzip|7z|unrar|download|urlretrieve|aria2c|certutil|bitsadmin|mshta|regsvr32|rundll32|msiexec|://|\|\s*(?:sudo\s+)?(?:ba|z|da)?sh(?-u:\b)|\|\s*(?:python|perl|ruby|node)",
-        ),
         pipe: regex(&format!(
             r"(?i)(?-u:\b)(curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+(?:-[a-z]+\s+)*)?(?:env\s+(?:[a-z_][a-z0-9_]*=\S*\s+)*)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
         )),
-        substitution: vec![
+        substitution: PatternList::new(vec![
             regex(
                 r"(?i)(?:(?-u:\b)(?:bash|sh|zsh|dash|ksh|source)|(?:^|[;&|(\s])\.)\s+<\(\s*(curl|wget)(?-u:\b)",
             ),
             regex(
                 r#"(?i)(?-u:\b)(?:bash|sh|zsh|dash|ksh|python[0-9.]*|perl|ruby|node|php)\s+(?:-[a-z]+\s+)*-[ce]\s+["']?(?:\$\(|`)\s*(curl|wget)(?-u:\b)"#,
             ),
-        ],
-        powershell: vec![
+        ]),
+        powershell: PatternList::new(vec![
             regex(
                 r"(?i)(?-u:\b)(?:iex|invoke-expression)(?-u:\b)\s*\(?\s*(?:\(\s*)?(iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|new-object\s+(?:system\.)?net\.webclient)(?-u:\b)",
             ),
             regex(
                 r"(?i)(\.downloadstring)\s*\([^\n]*?(?-u:\b)(?:iex|invoke-expression)(?-u:\b)|(?-u:\b)(?:iex|invoke-expression)(?-u:\b)[^\n]*?(\.downloadstring)\s*\(",
             ),
-        ],
-        eval_remote: vec![
+        ]),
+        eval_remote: PatternList::new(vec![
             // Windows programs that fetch and run a script themselves.
             regex(
                 r#"(?i)(?-u:\b)(mshta|regsvr32|rundll32|msiexec)(?:\.exe)?\s+(?:[/-][^\s:]+\s+)*["']?(?:/i:)?https?://"#,
@@ -71,8 +71,8 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
                 r"(?i)(?-u:\b)eval\s*\(?\s*((?:uri\.)?open|net::http\.get)\s*\(\s*(?:uri\s*\(\s*)?[\x22']https?:",
             ),
             regex(r"(?i)(?-u:\b)eval\s*\(\s*(file_get_contents)\s*\(\s*[\x22']https?:"),
-        ],
-        decode: vec![
+        ]),
+        decode: PatternList::new(vec![
             regex(&format!(
                 r"(?i)(?-u:\b)base64\s+(?:-[a-z]*d[a-z]*|--decode)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
             )),
@@ -108,8 +108,8 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)(?:eval|new\s+function|function|exec)\s*\([^;\n]*?(?:fromcharcode|(?-u:\b)chr\s*\()[^;\n]*?\)\s*\(\s*\)",
             ),
-        ],
-        reverse_shell: vec![
+        ]),
+        reverse_shell: PatternList::new(vec![
             regex(r"(?i)(?-u:\b)(?:ba|z)?sh\s+-i\s*[0-9]*>&\s*/dev/(?:tcp|udp)/"),
             regex(r"(?i)/dev/(?:tcp|udp)/[^\s/]+/\d+\s*0>&1"),
             regex(r"(?i)(?-u:\b)exec\s+\d+<>\s*/dev/(?:tcp|udp)/"),
@@ -128,12 +128,12 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)fsockopen\s*\(.*(?-u:\b)(?:exec|shell_exec|system|proc_open|passthru)(?-u:\b)",
             ),
-        ],
-        archive_command: vec![
+        ]),
+        archive_command: PatternList::new(vec![
             regex(r"(?i)(?-u:\b)unzip\s+(?:-[a-z]+\s+)*(?-i:-P)\s*\S+"),
             regex(r"(?i)(?-u:\b)7z[az]?\s+[ex](?-u:\b)[^;\n]*?\s-p\S+"),
             regex(r"(?i)(?-u:\b)unrar\s+[ex](?-u:\b)[^;\n]*?\s-p\S+"),
-        ],
+        ]),
         archive_word: regex(
             r"(?i)\.(?:zip|rar|7z)(?-u:\b)|(?-u:\b)(?:zip|rar|7z|7-zip|archive|unzip|extract)(?-u:\b)",
         ),
@@ -183,11 +183,8 @@ const NOT_PASSWORDS: &[&str] = &[
 /// Scans `text` for remote code execution.
 pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
     let patterns = &*PATTERNS;
-    if !patterns.gate.is_match(text) {
-        return;
-    }
     pipes(text, context, sink);
-    for pattern in &patterns.eval_remote {
+    for pattern in patterns.eval_remote.matching(text) {
         if let Some(captures) = pattern.captures(text) {
             let (start, target) = target_after(text, &captures);
             let severity = severity_of(target.as_ref(), Severity::Low, Severity::High);
@@ -203,7 +200,7 @@ pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
             break;
         }
     }
-    for pattern in &patterns.decode {
+    for pattern in patterns.decode.matching(text) {
         if let Some(captures) = pattern.captures(text) {
             if reads_stdin_as_data(&captures) {
                 continue;
@@ -219,11 +216,7 @@ pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
             break;
         }
     }
-    if let Some(found) = patterns
-        .reverse_shell
-        .iter()
-        .find_map(|pattern| pattern.find(text))
-    {
+    if let Some(found) = patterns.reverse_shell.first(text) {
         sink.hit(
             Rule::ReverseShell,
             Severity::Critical,
@@ -300,7 +293,11 @@ fn pipes(text: &str, context: &Context, sink: &mut Sink) {
         break;
     }
     if found.is_none() {
-        for pattern in patterns.substitution.iter().chain(&patterns.powershell) {
+        for pattern in patterns
+            .substitution
+            .matching(text)
+            .chain(patterns.powershell.matching(text))
+        {
             if let Some(captures) = pattern.captures(text) {
                 let (start, target) = target_after(text, &captures);
                 found = Some((start, target, "an interpreter"));
@@ -373,10 +370,7 @@ fn severity_of(target: Option<&Target>, installer: Severity, default: Severity) 
 /// Archives opened with a password the text gives.
 fn password_archive(text: &str, sink: &mut Sink) {
     let patterns = &*PATTERNS;
-    let command = patterns
-        .archive_command
-        .iter()
-        .find_map(|pattern| pattern.find(text));
+    let command = patterns.archive_command.first(text);
     let prose = || {
         patterns.archive_word.find(text)?;
         patterns

@@ -8,12 +8,13 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::hosts::{HostClass, describe, first_target, urls};
+use super::pattern_list::PatternList;
 use super::secrets::used_as_key;
 use super::text::{Context, Place};
 use super::{Capability, Rule, Severity, Sink};
 
 struct Patterns {
-    sends: Vec<Regex>,
+    sends: PatternList,
     /// A curl or wget command (whose data arguments are checked for references).
     literal_send: Regex,
     /// Data arguments that refer to something else: a file, a variable, a command's output.
@@ -23,6 +24,8 @@ struct Patterns {
     image_beacon: Regex,
     /// A file or a command's output uploaded (`-F doc=@file`, `--data-binary @-`).
     file_upload: Regex,
+    /// Words the exposures cannot do without.
+    exposure_gate: Regex,
     /// What a conversation holds, which an image address should never carry.
     conversation: Regex,
     /// Prose that puts the conversation into a web address.
@@ -34,7 +37,7 @@ struct Patterns {
     send_nl: Regex,
     sensitive_object: Regex,
     weak_object: Regex,
-    dns: Vec<Regex>,
+    dns: PatternList,
     /// A lookup whose first labels are variables, under a fixed domain.
     dns_variable: Regex,
 }
@@ -42,7 +45,7 @@ struct Patterns {
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Patterns {
-        sends: vec![
+        sends: PatternList::new(vec![
             regex(
                 r"(?i)(?-u:\b)curl(?-u:\b)[^;\n|]*?(?:\s(?:-d|--data(?:-[a-z]+)?|-F|--form|-T|--upload-file|--json)(?:\s|=|@|$)|\s-X\s*(?:POST|PUT)(?-u:\b)|\s--request\s+(?:POST|PUT)(?-u:\b))",
             ),
@@ -72,7 +75,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)(?:nc|ncat|netcat)\s+(?:-[a-z]+\s+)*[a-z0-9][a-z0-9.-]*\.[a-z0-9.-]+\s+\d{2,5}(?-u:\b)|(?-u:\b)(?:scp|rsync)\s[^;\n]*\s\S+@\S+:|>\s*/dev/tcp/",
             ),
-        ],
+        ]),
         literal_send: regex(r"(?i)(?-u:\b)(?:curl|wget)(?-u:\b)"),
         data_reference: regex(
             r#"(?i)(?:\s-d|--data[a-z-]*|\s-F|--form|--json|--post-data|--body-data)[\s=]*["']?[^\s"']*[@$`]|\s-T\s|--upload-file|--post-file|--body-file|\$\(|`|\?[^\s"']*=\$\{?[a-z_]"#,
@@ -82,6 +85,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         ),
         file_upload: regex(
             r#"(?i)(?:\s-F|--form)\s*["']?[^\s"'=]*=@|--data-binary\s+["']?@|\s-d\s+["']?@|--upload-file|\s-T\s|(?-u:\b)send(?:document|photo|video|audio)(?-u:\b)|-infile(?-u:\b)"#,
+        ),
+        exposure_gate: regex(
+            r"url|URL|[Qq]uery|[Ll]ink|ddress|[Ii]mage|bcc|BCC|Bcc|[Bb]lind|[Ff]orward|[Cc]op[yi]|HTTPServer|http-server|http\.server|serve|php -S|httpd",
         ),
         conversation: regex(
             r"(?i)(?-u:\b)(?:conversation|chat|messages?|summary|history|context|prompt|user'?s?\s+(?:input|data|files?|questions?|answers?)|names|e-?mails?|file contents|keys|secrets|tokens|credentials|passwords)(?-u:\b)",
@@ -104,7 +110,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         weak_object: regex(
             r"(?i)(?-u:\b)(?:credentials|secrets|passwords|api[ _-]?keys?|access tokens?|tokens)(?-u:\b)",
         ),
-        dns: vec![
+        dns: PatternList::new(vec![
             regex(
                 r"(?i)(?-u:\b)(?:dig|nslookup|host|drill|ping|resolve-dnsname)(?-u:\b)[^|;\n]*?(?:\$\([^)]*\)|`[^`]*`)\.[a-z0-9-]+\.[a-z]{2,}",
             ),
@@ -114,7 +120,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)dns\.(?:resolve|lookup)\w*\s*\(\s*`[^`]*\$\{[^}]*\}\.[a-z0-9-]+\.[a-z]{2,}",
             ),
-        ],
+        ]),
         dns_variable: regex(
             r#"(?i)(?-u:\b)(?:dig|nslookup|host|drill|resolve-dnsname)(?-u:\b)[^|;\n]*?\$\{?[a-z_][a-z0-9_]*(?:[:#%][^}\s]*)?\}?\.(?:(?:\$\{?[a-z_][a-z0-9_]*\}?|[a-z0-9_-]+)\.)*[a-z0-9-]+\.[a-z]{2,}(?:["'\s)]|$)"#,
         ),
@@ -125,10 +131,12 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
 /// store or dumps the environment.
 pub(crate) fn detect(text: &str, context: &Context, reads_secret: bool, sink: &mut Sink) {
     exfiltration(text, context, reads_secret, sink);
-    if !sink.hits.iter().any(|hit| hit.rule == Rule::Exfiltration) {
+    if !sink.hits.iter().any(|hit| hit.rule == Rule::Exfiltration)
+        && PATTERNS.exposure_gate.is_match(text)
+    {
         exposure(text, sink);
     }
-    if let Some(found) = PATTERNS.dns.iter().find_map(|pattern| pattern.find(text)) {
+    if let Some(found) = PATTERNS.dns.first(text) {
         sink.reach(Capability::Send, found.start());
         sink.hit(
             Rule::DnsExfiltration,
@@ -150,12 +158,7 @@ pub(crate) fn detect(text: &str, context: &Context, reads_secret: bool, sink: &m
 /// Data sent out: to a suspicious place, or with secrets in it.
 fn exfiltration(text: &str, context: &Context, reads_secret: bool, sink: &mut Sink) {
     let patterns = &*PATTERNS;
-    let command = patterns
-        .sends
-        .iter()
-        .filter_map(|pattern| pattern.find(text))
-        .min_by_key(|found| found.start())
-        .map(|found| found.start());
+    let command = patterns.sends.earliest(text).map(|found| found.start());
     // In prose a destination must be a web address: dotted words (`Model.Name`) are not hosts.
     let prose = || {
         let verb = patterns.send_nl.find(text)?;

@@ -9,21 +9,24 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::pattern_list::PatternList;
 use super::text::{Context, Place, is_quoted};
 use super::{Rule, Severity, Sink};
 
+/// Words this family's patterns cannot do without: `audit::detect` runs the family only on text that has one.
+pub(crate) const GATE: &str = r"(?i)ignore|disregard|forget|override|bypass|supersede|precedence|priority|unrestricted|jailbr|developer mode|(?-u:\b)dan(?-u:\b)|system|developer|admin|(?-u:\b)inst\]|<<sys|<\||user|silently|secretly|quietly|covert|hide|hidden|conceal|mention|reveal|disclose|anthropic|openai|claude|operator";
+
 struct Phrases {
-    gate: Regex,
-    override_: Vec<Regex>,
+    override_: PatternList,
     /// A skill claiming precedence over the agent's other instructions: an override, but
     /// also how style guides speak of themselves.
-    precedence: Vec<Regex>,
+    precedence: PatternList,
     system_token: Regex,
     system_label: Regex,
     label_instruction: Regex,
     /// "A message from Anthropic: …" — speaking in the vendor's or the operator's name.
     from_authority: Regex,
-    conceal: Vec<Regex>,
+    conceal: PatternList,
     /// Keeping a secret from view is hygiene, not concealment ("never reveal the API key").
     secret_object: Regex,
 }
@@ -31,10 +34,7 @@ struct Phrases {
 static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Phrases {
-        gate: regex(
-            r"(?i)ignore|disregard|forget|override|bypass|supersede|precedence|priority|unrestricted|jailbr|developer mode|(?-u:\b)dan(?-u:\b)|system|developer|admin|(?-u:\b)inst\]|<<sys|<\||user|silently|secretly|quietly|covert|hide|hidden|conceal|mention|reveal|disclose|anthropic|openai|claude|operator",
-        ),
-        override_: vec![
+        override_: PatternList::new(vec![
             regex(
                 r"(?i)(?-u:\b)(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|preceding|former|original|initial|existing|system|safety|security|developer|built-in|default)\s+(?:instructions?|rules|guidelines|directives|prompts?|constraints|guardrails|polic(?:y|ies)|restrictions|programming|context|messages?|commands?)(?-u:\b)",
             ),
@@ -56,15 +56,15 @@ static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)(?:new|updated|real|actual|true)\s+system\s+(?:prompt|instructions?)\s*:",
             ),
-        ],
-        precedence: vec![
+        ]),
+        precedence: PatternList::new(vec![
             regex(
                 r"(?i)(?-u:\b)(?:these|this|the following|my)\s+(?:instructions?|rules|skill)\s+(?:take|takes|have|has)\s+(?:priority|precedence)\s+over\s+(?:all|any|the|your)(?-u:\b)",
             ),
             regex(
                 r"(?i)(?-u:\b)(?:supersedes?|overrides?|replaces?)\s+(?:all|any)\s+(?:other|previous|prior|system)\s+(?:instructions?|rules|guidelines|prompts?)(?-u:\b)",
             ),
-        ],
+        ]),
         system_token: regex(
             r"(?i)<\|im_start\|>\s*(?:system|developer)(?-u:\b)|<\|(?:system|developer|endoftext|im_end|im_start)\|>|</?(?:system|system_prompt|system_message|system_instructions?|developer_instructions?)>|\[/?(?:system|inst|sys|admin|developer|operator)\]|\[(?:end\s+)?(?:system|admin|developer|operator)\s+(?:message|prompt|instructions?|override|notice|directive)(?:\s*[-:\u{2013}\u{2014}][^\]\n]{0,40})?\]|<<\s*/?sys\s*>>",
         ),
@@ -77,7 +77,7 @@ static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
         label_instruction: regex(
             r"(?i)(?-u:\b)(?:you|ignore|must|always|never|do not|don't|from now on|override|disregard|execute|run|important|priority)(?-u:\b)",
         ),
-        conceal: vec![
+        conceal: PatternList::new(vec![
             regex(
                 r"(?i)(?-u:\b)(?:do\s+not|don'?t|never|without)\s+(?:tell|telling|mention|mentioning|inform|informing|notify|notifying|alert|alerting|disclose|disclosing|reveal|revealing|report|reporting)\s+(?:(?:the\s+)?(?:user|human|operator|owner)s?(?-u:\b)|(?:[\w'-]+\s+){0,5}?to\s+(?:the\s+)?(?:user|human|operator|owner)s?(?-u:\b))",
             ),
@@ -101,7 +101,7 @@ static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
             regex(
                 r"(?i)(?:^|[.:;!,(*-]\s*|(?-u:\b)(?:then|and|also|must|should|always|please|to)\s+)(?:silently|secretly|quietly|covertly|invisibly)\s+(?:send|upload|post|transmit|exfiltrate|collect|forward|copy|run|execute|install|download|add|append|write)(?-u:\b)",
             ),
-        ],
+        ]),
         secret_object: regex(
             r"(?i)(?-u:\b)(?:api[ _-]?keys?|tokens?|passwords?|secrets?|credentials?)(?-u:\b)",
         ),
@@ -124,14 +124,7 @@ fn weigh(text: &str, start: usize, end: usize, context: &Context) -> Severity {
 /// Scans `text` for override, impersonation and concealment phrases.
 pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
     let phrases = &*PHRASES;
-    if !phrases.gate.is_match(text) {
-        return;
-    }
-    if let Some(found) = phrases
-        .override_
-        .iter()
-        .find_map(|pattern| pattern.find(text))
-    {
+    if let Some(found) = phrases.override_.first(text) {
         sink.hit(
             Rule::InstructionOverride,
             weigh(text, found.start(), found.end(), context),
@@ -141,11 +134,7 @@ pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
                 found.as_str()
             ),
         );
-    } else if let Some(found) = phrases
-        .precedence
-        .iter()
-        .find_map(|pattern| pattern.find(text))
-    {
+    } else if let Some(found) = phrases.precedence.first(text) {
         sink.hit(
             Rule::InstructionOverride,
             weigh(text, found.start(), found.end(), context).min(Severity::Medium),
@@ -195,7 +184,7 @@ pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
             "the text is labelled as a system or developer message and gives orders: a skill's words passed off as the agent's own instructions".to_owned(),
         );
     }
-    let concealed = phrases.conceal.iter().find_map(|pattern| {
+    let concealed = phrases.conceal.matching(text).find_map(|pattern| {
         pattern
             .find_iter(text)
             .find(|found| !phrases.secret_object.is_match(found.as_str()))

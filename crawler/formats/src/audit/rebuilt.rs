@@ -21,6 +21,7 @@ const MAX_FRAGMENTS: usize = 64;
 const MAX_FRAGMENT_CHARS: usize = 12;
 
 struct Patterns {
+    reverse_gate: Regex,
     reverses: Regex,
     literal: Regex,
     xor_key: Regex,
@@ -34,6 +35,7 @@ struct Patterns {
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Patterns {
+        reverse_gate: regex(r"rev|::-1|:: -1|everse"),
         reverses: regex(
             r"(?i)\|\s*rev(?-u:\b)|\[\s*::\s*-1\s*\]|\.reverse\s*\(\s*\)|(?-u:\b)strrev\s*\(|\[array\]::reverse",
         ),
@@ -56,7 +58,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
 pub(crate) fn rebuilt(text: &str, depth: usize, sink: &mut Sink) {
     let patterns = &*PATTERNS;
     let mut scanned = 0;
-    if patterns.reverses.is_match(text) {
+    if patterns.reverse_gate.is_match(text) && patterns.reverses.is_match(text) {
         for captures in patterns.literal.captures_iter(text) {
             let Some(literal) = captures.get(1).or_else(|| captures.get(2)) else {
                 continue;
@@ -106,9 +108,8 @@ pub(crate) fn rebuilt(text: &str, depth: usize, sink: &mut Sink) {
             }
         }
     }
-    // Fragments need at least four quoted pieces.
-    let quotes = text.bytes().filter(|b| matches!(b, b'\'' | b'"')).count();
-    if quotes < 8 {
+    // Fragments need at least three quotes followed by a separator (`'ht', 'tp'`).
+    if separated_quotes(text) < 3 {
         return;
     }
     for found in patterns.fragments.find_iter(text) {
@@ -164,6 +165,22 @@ pub(crate) fn rebuilt(text: &str, depth: usize, sink: &mut Sink) {
             return;
         }
     }
+}
+
+/// Counts the quotes followed, after spaces, by a comma or a plus: one pass over the bytes.
+fn separated_quotes(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut count = 0;
+    for (index, byte) in bytes.iter().enumerate() {
+        if !matches!(byte, b'\'' | b'"') {
+            continue;
+        }
+        let next = bytes[index + 1..].iter().find(|b| **b != b' ');
+        if matches!(next, Some(b',' | b'+')) {
+            count += 1;
+        }
+    }
+    count
 }
 
 fn parse_byte(text: &str) -> Option<u8> {

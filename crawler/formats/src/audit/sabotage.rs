@@ -12,8 +12,10 @@ use regex::Regex;
 use super::text::Document;
 use super::{Hit, Rule, Severity, Sink};
 
+/// Words this family's patterns cannot do without: `audit::detect` runs the family only on text that has one.
+pub(crate) const GATE: &str = r"rm -|rm  -|rmtree|[Rr]emove-[Ii]tem|rd /[sS]|RD /[sS]|mkfs|wipefs|of=/dev/|diskutil|stratum|[Mm]iner|donate-level|--algo";
+
 struct Patterns {
-    gate: Regex,
     /// `rm` of the home folder, the folders that hold the user's work, or the root; the first
     /// group is the flags.
     remove: Regex,
@@ -29,9 +31,6 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     let folders = r"(?:documents|desktop|pictures|photos|music|movies|videos|code|projects|src|work|dev|git|repos|library|onedrive|dropbox)";
     Patterns {
-        gate: regex(
-            r"(?i)(?-u:\b)rm\s|rmtree|remove-item|(?-u:\b)rd\s|mkfs|wipefs|(?-u:\b)dd\s|diskutil|stratum|miner|donate-level|--algo",
-        ),
         remove: regex(&format!(
             r#"(?i)(?-u:\b)rm\s+((?:-[a-z]+\s+|--no-preserve-root\s+|--recursive\s+|--force\s+)+)(?:--\s+)?["']?(?:(?:~|\$home|\$\{{home\}}|/users/[^/\s"']+|/home/[^/\s"']+)["']?(?:/\*?|/{folders}["']?(?:/\*)?)?|/\*?|/(?:users|home)(?:/\*)?)(?:["'\s;&|)]|$)"#
         )),
@@ -50,9 +49,6 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
 /// Scans `text` for deletions of the user's files and for cryptominers.
 pub(crate) fn detect(text: &str, sink: &mut Sink) {
     let patterns = &*PATTERNS;
-    if !patterns.gate.is_match(text) {
-        return;
-    }
     let removed = patterns
         .remove
         .captures_iter(text)
@@ -105,7 +101,12 @@ pub(crate) fn logic_bomb(document: &Document<'_>) -> Option<(usize, usize, Hit)>
             .expect("the pattern is valid")
     });
     let patterns = &*PATTERNS;
-    if !patterns.gate.is_match(&document.text) || !CONDITION.is_match(&document.text) {
+    let text = &document.text;
+    static FAMILY: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(GATE).expect("the pattern is valid"));
+    let deletes_anything = FAMILY.is_match(text)
+        && (patterns.remove.is_match(text) || patterns.remove_other.is_match(text));
+    if !deletes_anything || !CONDITION.is_match(text) {
         return None;
     }
     let deletes = |line: &str| {

@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::pattern_list::PatternList;
 use super::text::{Context, Place};
 use super::{Capability, Rule, Severity, Sink, exfiltration};
 
@@ -22,6 +23,9 @@ enum Strength {
     Stealer,
 }
 
+/// Words this family's patterns cannot do without: `audit::detect` runs the family only on text that has one.
+pub(crate) const GATE: &str = r"(?i)\.ssh|\.aws|gcloud|\.azure|\.kube|\.docker|npmrc|pypirc|netrc|credentials|gnupg|password|vault|keychain|security\s|login data|web data|cookies|local state|logins\.json|key[34]\.db|chrome|chromium|firefox|brave|wallet|bitcoin|ethereum|electrum|exodus|extension settings|solana|metamask|shadow|lsass|mimikatz|sekurlsa|cmdkey|hklm|microsoft.protect|169\.254|metadata\.google|clawdbot|openclaw|_history|fish_history|history\.txt|pgpass|my\.cnf|boto|s3cfg|config.hub|claude\.json|cursor.mcp|claude_desktop|codex.auth|kdbx|find\s+[\x22']?(?:~|\$home|\$\{home|/home|/users|/root)|rglob|\*\*/|xargs|tojson|process\.env|env(?-u:\b)|environ|printenv|getenvironmentvariables|curl|wget|requests?\.|request\s*\(|httpx|urlopen|fetch|axios|invoke-|sendbeacon|sendmail|send_message|storbinary|\.open\s*\(|http\.post|rsync|upload|(?-u:\b)nc(?-u:\b)|ncat|netcat|scp|/dev/tcp|send|post|upload|transmit|forward|submit|exfiltrat|beacon|report|dig|nslookup|host|drill|ping|resolve-dnsname|gethostbyname|dns\.|osascript|dialog|zenity|kdialog|credential|read\s+-|http\.server|simplehttpserver|http-server|bcc|blind.copy|url.encod|query (?:string|parameter)|(?-u:\b)ask(?-u:\b)|phrase|mnemonic|private key|!\[";
+
 struct Source {
     pattern: Regex,
     strength: Strength,
@@ -31,8 +35,9 @@ struct Source {
 }
 
 struct Patterns {
-    gate: Regex,
     sources: Vec<Source>,
+    /// Which sources can match a piece of text, in one pass.
+    source_set: regex::RegexSet,
     ssh_directory: Regex,
     /// A credentials folder joined as a path component (`os.path.join(home, ".ssh", …)`).
     path_join: Regex,
@@ -41,7 +46,7 @@ struct Patterns {
     negation: Regex,
     /// A shell function that stands in for `sudo`, `su` or `ssh` and reads a password.
     wrapper: Regex,
-    env_dump: Vec<Regex>,
+    env_dump: PatternList,
     env_dump_nl: Regex,
     /// `` `env` `` as command substitution, which in markdown prose is inline code.
     env_backticks: Regex,
@@ -54,6 +59,19 @@ struct Patterns {
 }
 
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
+    let mut patterns = patterns();
+    patterns.source_set = regex::RegexSet::new(
+        patterns
+            .sources
+            .iter()
+            .map(|source| source.pattern.as_str()),
+    )
+    .expect("the patterns are valid");
+    patterns
+});
+
+/// Compiles the patterns; the set of sources is filled in by the caller.
+fn patterns() -> Patterns {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     let source = |pattern: &str, strength, what| Source {
         pattern: regex(pattern),
@@ -69,9 +87,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         command: true,
     };
     Patterns {
-        gate: regex(
-            r"(?i)\.ssh|\.aws|gcloud|\.azure|\.kube|\.docker|npmrc|pypirc|netrc|credentials|gnupg|password|vault|keychain|security\s|login data|web data|cookies|local state|logins\.json|key[34]\.db|chrome|chromium|firefox|brave|wallet|bitcoin|ethereum|electrum|exodus|extension settings|solana|metamask|shadow|lsass|mimikatz|sekurlsa|cmdkey|hklm|microsoft.protect|169\.254|metadata\.google|clawdbot|openclaw|history|pgpass|my\.cnf|boto|s3cfg|config.hub|claude|cursor|codex|kdbx|(?-u:\b)find(?-u:\b)|rglob|xargs|tojson|process\.env|env(?-u:\b)|environ|printenv|getenvironmentvariables|curl|wget|requests?\.|request\s*\(|httpx|urlopen|fetch|axios|invoke-|sendbeacon|sendmail|send_message|storbinary|\.open\s*\(|http\.post|rsync|upload|(?-u:\b)nc(?-u:\b)|ncat|netcat|scp|/dev/tcp|send|post|upload|transmit|forward|submit|exfiltrat|beacon|report|dig|nslookup|host|drill|ping|resolve-dnsname|gethostbyname|dns\.|osascript|dialog|zenity|kdialog|credential|read\s+-|http\.server|simplehttpserver|http-server|bcc|blind.copy|url.encod|query (?:string|parameter)|(?-u:\b)ask(?-u:\b)|phrase|mnemonic|private key|!\[",
-        ),
+        source_set: regex::RegexSet::empty(),
         sources: vec![
             source(
                 r"(?i)[/\\](?:login data|web data|cookies|local state)(?-u:\b)|(?-u:\b)logins\.json(?-u:\b)|(?-u:\b)key[34]\.db(?-u:\b)|(?-u:\b)cookies\.sqlite(?-u:\b)|(?-u:\b)signons\.sqlite(?-u:\b)",
@@ -138,7 +154,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             ),
             // A sweep of the home folder for secrets (`find ~ -name '.env*'`).
             command(
-                r#"(?i)(?-u:\b)find\s+["']?(?:~|\$home|\$\{home\}|/home|/users|/root)\S*\s[^;\n|]*-i?(?:name|path)\s+["']?\*?(?:\.env|\*?\.pem|\*?\.key|id_\*|id_rsa|\*?\.kdbx|credentials|\*?wallet|\.npmrc|\.netrc|\*?\.p12|\*?\.pfx|\*?\.ppk)|(?-u:\b)rglob\s*\(\s*["'](?:\.env|\*\.pem|\*\.key|id_rsa)|["'](?:~|\$home)/\*\*/(?:\.env|\*\.pem|\*\.key|id_rsa)"#,
+                r#"(?i)(?-u:\b)find\s+[\x22']?(?:~|\$home|\$\{home\}|/home|/users|/root)\S*\s[^;\n|]*-i?(?:name|path)\s+["']?\*?(?:\.env|\*?\.pem|\*?\.key|id_\*|id_rsa|\*?\.kdbx|credentials|\*?wallet|\.npmrc|\.netrc|\*?\.p12|\*?\.pfx|\*?\.ppk)|(?-u:\b)rglob\s*\(\s*["'](?:\.env|\*\.pem|\*\.key|id_rsa)|["'](?:~|\$home)/\*\*/(?:\.env|\*\.pem|\*\.key|id_rsa)"#,
                 Strength::Credentials,
                 "every secret file under the home folder",
             ),
@@ -168,7 +184,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         wrapper: regex(
             r"(?i)(?:^|[\s;{(])(?:function\s+)?(?:sudo|su|doas|ssh|passwd|git)\s*\(\s*\)\s*\{[^}]*?(?-u:\b)read\s+(?:-[a-z]+\s+)*-[a-z]*s",
         ),
-        env_dump: vec![
+        env_dump: PatternList::new(vec![
             regex(r"(?i)\$\(\s*(?:env|printenv|export\s+-p|set)\s*\)"),
             regex(
                 r"(?i)(?:^|[;&|(\x60]\s*)(?:env|printenv)\s*(?:\||>)\s*(?:base64|curl|wget|nc|ncat|netcat|xxd|gzip|tee|openssl|/|~|\$|\w+\.(?:txt|log|json|out))",
@@ -186,7 +202,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)(?:get-childitem|gci|dir|ls)\s+env:\s*(?:\||>)|\[environment\]::getenvironmentvariables\s*\(\s*\)",
             ),
-        ],
+        ]),
         env_backticks: regex(r"`\s*(?:env|printenv)\s*`"),
         env_dump_nl: regex(
             r"(?i)(?-u:\b)(?:collect|gather|dump|send|upload|read|copy|include|list|export|capture)\s+(?:all|every|each|the entire|the full set of|the whole)\s+(?:of\s+)?(?:the\s+)?(?:user'?s?\s+)?(?:environment variables|env vars)(?-u:\b)",
@@ -205,14 +221,10 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             r"(?i)(?-u:\b)(?:paste|type|enter|provide|share|send|submit|give|input)\s+(?:in\s+)?(?:your|their|the\s+user'?s)\s+(?:(?:full|complete|entire|whole|\d+-?|or|\d+-word)\s+){0,4}(?:wallet\s+)?(?:seed phrase|recovery phrase|secret recovery phrase|mnemonic(?: phrase)?|private key|wallet key|keystore password)(?-u:\b)",
         ),
     }
-});
+}
 
 /// Scans `text` for credential access, environment dumps, exfiltration and fake prompts.
 pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
-    let patterns = &*PATTERNS;
-    if !patterns.gate.is_match(text) {
-        return;
-    }
     let read = credential_read(text, context, sink);
     let dump = environment_dump(text, context, sink);
     exfiltration::detect(text, context, read.or(dump).is_some(), sink);
@@ -230,7 +242,11 @@ struct Read {
 fn credential_read(text: &str, context: &Context, sink: &mut Sink) -> Option<Read> {
     let patterns = &*PATTERNS;
     let mut found: Option<(Read, &'static str)> = None;
-    for source in &patterns.sources {
+    let candidates = patterns.source_set.matches(text);
+    for source in candidates
+        .iter()
+        .filter_map(|index| patterns.sources.get(index))
+    {
         for matched in source.pattern.find_iter(text) {
             if text[matched.end()..].starts_with(".pub") || used_as_key(text, matched.start()) {
                 continue;
@@ -383,8 +399,7 @@ fn environment_dump(text: &str, context: &Context, sink: &mut Sink) -> Option<Re
     let patterns = &*PATTERNS;
     let at = patterns
         .env_dump
-        .iter()
-        .find_map(|pattern| pattern.find(text))
+        .first(text)
         .or_else(|| {
             context
                 .is_code()
@@ -409,7 +424,11 @@ fn environment_dump(text: &str, context: &Context, sink: &mut Sink) -> Option<Re
 /// Fake password dialogs and requests for system passwords or wallet phrases.
 fn credential_prompt(text: &str, sink: &mut Sink) {
     let patterns = &*PATTERNS;
-    let (at, severity, message) = if let Some(found) = patterns.wrapper.find(text) {
+    let (at, severity, message) = if let Some(found) = text
+        .contains("read")
+        .then(|| patterns.wrapper.find(text))
+        .flatten()
+    {
         (
             found.start(),
             Severity::Critical,

@@ -85,8 +85,12 @@ pub(crate) fn clipboard(document: &Document<'_>) -> Option<(usize, usize, Hit)> 
 /// sends data out). Returns (line index, byte offset, finding).
 pub(crate) fn screen(document: &Document<'_>, sends: bool) -> Option<(usize, usize, Hit)> {
     const SPAN: usize = 8;
+    static GATE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"[Ss]creen|SCREEN|scrot|ImageGrab|mss|esktopCapturer")
+            .expect("the pattern is valid")
+    });
     let patterns = &*PATTERNS;
-    if !patterns.screen.is_match(&document.text) {
+    if !GATE.is_match(&document.text) || !patterns.screen.is_match(&document.text) {
         return None;
     }
     let (first, last) = document.near(&[&patterns.screen, &patterns.repeats], SPAN)?;

@@ -425,15 +425,19 @@ fn opens_construct(line: &str) -> Option<Open> {
         Regex::new(r#"(?:^|[^<])<<[-~]?\s*(?:'([^'\s]+)'|"([^"\s]+)"|([A-Z_][A-Z0-9_]*)(?-u:\b))"#)
             .expect("the pattern is valid")
     });
-    if let Some(captures) = HERE_DOCUMENT.captures(line)
+    if line.contains("<<")
+        && let Some(captures) = HERE_DOCUMENT.captures(line)
         && let Some(terminator) = captures.get(1).or(captures.get(2)).or(captures.get(3))
     {
         return Some(Open::HereDocument(terminator.as_str().to_owned()));
     }
     for quotes in ["\"\"\"", "'''"] {
-        if line.matches(quotes).count() % 2 == 1 {
+        if line.contains(quotes) && line.matches(quotes).count() % 2 == 1 {
             return Some(Open::Triple(quotes));
         }
+    }
+    if !line.contains('`') {
+        return None;
     }
     // A template literal: an odd number of backticks, none of them escaped.
     let backticks = line.matches('`').count() - line.matches("\\`").count();
