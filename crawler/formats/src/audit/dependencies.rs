@@ -397,6 +397,14 @@ fn index(text: &str, sink: &mut Sink) {
                     target.host
                 ),
             )
+        } else if installs_popular(text) {
+            (
+                Severity::High,
+                format!(
+                    "well-known public packages are installed from {}, an index the audit does not know: whoever runs it decides what they contain",
+                    target.host
+                ),
+            )
         } else {
             (
                 Severity::Medium,
@@ -414,6 +422,17 @@ fn index(text: &str, sink: &mut Sink) {
         );
         return;
     }
+}
+
+/// Returns true when an install command in `text` names a popular public package.
+fn installs_popular(text: &str) -> bool {
+    PATTERNS.install.captures_iter(text).any(|captures| {
+        captures.get(2).is_some_and(|arguments| {
+            package_names(arguments.as_str())
+                .iter()
+                .any(|(_, name)| POPULAR.contains(&normalise(name).as_str()))
+        })
+    })
 }
 
 fn option_start(captures: &regex::Captures<'_>) -> usize {
@@ -639,6 +658,10 @@ mod tests {
         );
         assert_eq!(
             found("pip install --index-url https://pypi.mirror.example/simple pandas"),
+            [(Rule::DependencyConfusion, Severity::High)]
+        );
+        assert_eq!(
+            found("pip install --index-url https://pypi.corp.example/simple acme-tools"),
             [(Rule::DependencyConfusion, Severity::Medium)]
         );
         assert_eq!(

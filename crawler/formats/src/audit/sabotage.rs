@@ -13,7 +13,7 @@ use super::text::Document;
 use super::{Hit, Rule, Severity, Sink};
 
 /// Words this family's patterns cannot do without: `audit::detect` runs the family only on text that has one.
-pub(crate) const GATE: &str = r"rm -|rm  -|rmtree|[Rr]emove-[Ii]tem|rd /[sS]|RD /[sS]|mkfs|wipefs|of=/dev/|diskutil|stratum|[Mm]iner|donate-level|--algo";
+pub(crate) const GATE: &str = r"rm -|rm  -|rmtree|rmSync|rimraf|[Rr]emove-[Ii]tem|rd /[sS]|RD /[sS]|mkfs|wipefs|of=/dev/|diskutil|stratum|[Mm]iner|donate-level|algo|pool|xmr";
 
 struct Patterns {
     /// `rm` of the home folder, the folders that hold the user's work, or the root; the first
@@ -32,16 +32,16 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let folders = r"(?:documents|desktop|pictures|photos|music|movies|videos|code|projects|src|work|dev|git|repos|library|onedrive|dropbox)";
     Patterns {
         remove: regex(&format!(
-            r#"(?i)(?-u:\b)rm\s+((?:-[a-z]+\s+|--no-preserve-root\s+|--recursive\s+|--force\s+)+)(?:--\s+)?["']?(?:(?:~|\$home|\$\{{home\}}|/users/[^/\s"']+|/home/[^/\s"']+)["']?(?:/\*?|/{folders}["']?(?:/\*)?)?|/\*?|/(?:users|home)(?:/\*)?)(?:["'\s;&|)]|$)"#
+            r#"(?i)(?-u:\b)rm\s+((?:-[a-z]+\s+|--no-preserve-root\s+|--recursive\s+|--force\s+)+)(?:--\s+)?["']?(?:(?:~|\$home|\$\{{home(?::[?=-][^}}]*)?\}}|/users/[^/\s"']+|/home/[^/\s"']+)["']?(?:/\*?|/{folders}["']?(?:/\*)?)?|/\*?|/(?:users|home)(?:/\*)?)(?:["'\s;&|)]|$)"#
         )),
         remove_other: regex(&format!(
-            r#"(?i)(?-u:\b)shutil\.rmtree\(\s*(?:path\.home\(\)|os\.path\.expanduser\(\s*["']~/?{folders}?["']\s*\)|os\.environ\[\s*["']home["']\s*\])(?:\s*/\s*["']{folders}["'])?\s*[,)]|(?-u:\b)remove-item(?-u:\b)[^;\n]*-recurse[^;\n]*?(?:\$env:userprofile|\$home|~)(?:\\{folders})?(?:["'\s;]|$)|(?-u:\b)rd\s+/s\s+/q\s+["']?%userprofile%(?:\\{folders})?["']?(?:\s|$)|(?-u:\b)(?:mkfs(?:\.\w+)?|wipefs)\s+[^;\n]*?/dev/(?:sd|nvme|disk|hd|vd)|(?-u:\b)dd\s+[^;\n]*of=/dev/(?:sd|nvme|disk|hd|vd|rdisk)|(?-u:\b)diskutil\s+(?:erasedisk|zerodisk|secureerase)(?-u:\b)"#
+            r#"(?i)(?-u:\b)shutil\.rmtree\(\s*(?:str\s*\(\s*)?(?:path\.home\(\)|os\.path\.expanduser\(\s*["']~/?{folders}?["']\s*\)|os\.environ\[\s*["']home["']\s*\])(?:\s*/\s*["']{folders}["'])?\s*[,)]|(?-u:\b)remove-item(?-u:\b)[^;\n]*-recurse[^;\n]*?(?:\$env:userprofile|\$home|~)(?:\\{folders})?(?:["'\s;]|$)|(?-u:\b)remove-item(?-u:\b)[^;\n]*?(?:\$env:userprofile|\$home|~)(?:\\{folders})?["']?\s[^;\n]*-recurse|(?-u:\b)(?:rmsync|rmdirsync|rimraf(?:\.sync)?)\s*\(\s*(?:os\.homedir\(\)|path\.join\(\s*os\.homedir\(\)\s*,\s*["']{folders}["']\s*\))|(?-u:\b)rd\s+/s\s+/q\s+["']?%userprofile%(?:\\{folders})?["']?(?:\s|$)|(?-u:\b)(?:mkfs(?:\.\w+)?|wipefs)\s+[^;\n]*?/dev/(?:sd|nvme|disk|hd|vd)|(?-u:\b)dd\s+[^;\n]*of=/dev/(?:sd|nvme|disk|hd|vd|rdisk)|(?-u:\b)diskutil\s+(?:erasedisk|zerodisk|secureerase)(?-u:\b)"#
         )),
         fetch: regex(
             r"(?i)(?-u:\b)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|urlopen|requests\.get|fetch)(?-u:\b)",
         ),
         miner: regex(
-            r"(?i)stratum\d?\+(?:tcp|ssl|tls|udp)://[a-z0-9.-]+|(?-u:\b)(?:xmrig|xmr-stak|cpuminer|cgminer|bfgminer|ethminer|nbminer|lolminer|phoenixminer|gminer|nanominer|teamredminer|srbminer(?:-multi)?|minerd|ccminer)(?-u:\b)[^;\n]*?\s(?:-o|--url|--pool|-u|--user)\s|--donate-level(?-u:\b)|--algo\s+(?:rx/0|randomx|cn/|cryptonight|kawpow|ethash|etchash|autolykos|kheavyhash)(?-u:\b)",
+            r"(?i)stratum\d?\+(?:tcp|ssl|tls|udp)://[a-z0-9.-]+|(?-u:\b)(?:xmrig|xmr-stak|cpuminer|cgminer|bfgminer|ethminer|nbminer|lolminer|phoenixminer|gminer|nanominer|teamredminer|srbminer(?:-multi)?|minerd|ccminer)(?-u:\b)[^;\n]*?\s(?:-o|--url|--pool|-u|--user)\s|--donate-level(?-u:\b)|[\x22']donate-level[\x22']\s*:|--algo\s+(?:rx/0|randomx|cn/|cryptonight|kawpow|ethash|etchash|autolykos|kheavyhash)(?-u:\b)|[\x22']algo[\x22']\s*:\s*[\x22'](?:rx/0|randomx|cn/|cryptonight|kawpow|ethash|etchash|autolykos|kheavyhash)|(?-u:\b)(?:supportxmr\.com|hashvault\.pro|moneroocean\.stream|nanopool\.org|2miners\.com|f2pool\.com|minexmr\.com|herominers\.com|unmineable\.com|nicehash\.com|c3pool\.com|xmrpool\.eu|ethermine\.org|minergate\.com)(?-u:\b)",
         ),
     }
 });
@@ -160,6 +160,10 @@ mod tests {
             "sudo rm -rf --no-preserve-root /",
             "shutil.rmtree(Path.home() / \"Documents\")",
             "Remove-Item -Recurse -Force $env:USERPROFILE\\Documents",
+            "Remove-Item -Path $HOME -Recurse -Force",
+            "shutil.rmtree(str(Path.home()))",
+            "fs.rmSync(os.homedir(), { recursive: true })",
+            "rm -rf \"${HOME:?}\"/*",
         ] {
             assert_eq!(
                 found(text),
@@ -190,6 +194,10 @@ mod tests {
     fn miners_are_found() {
         assert_eq!(
             found("nohup ./.gstress --algo rx/0 -o stratum+tcp://pool.example:3333 -u 4Aexample &"),
+            [(Rule::Cryptominer, Severity::High)]
+        );
+        assert_eq!(
+            found("{\"url\": \"pool.supportxmr.com:443\", \"user\": \"44AF\"}"),
             [(Rule::Cryptominer, Severity::High)]
         );
         for text in [

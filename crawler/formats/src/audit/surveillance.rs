@@ -28,10 +28,10 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Patterns {
         clipboard_read: regex(
-            r"(?i)(?-u:\b)(?:pbpaste|wl-paste|get-clipboard|getclipboarddata|clipboard_get)(?-u:\b)|(?-u:\b)xclip\s+[^|;\n]*-o(?-u:\b)|(?-u:\b)xsel\s+[^|;\n]*(?:-o|--output)(?-u:\b)|(?-u:\b)pyperclip\.paste\s*\(|clipboard\.read(?:text)?\s*\(",
+            r"(?i)(?-u:\b)(?:pbpaste|wl-paste|get-clipboard|getclipboarddata|clipboard_get)(?-u:\b)|(?-u:\b)xclip\s+[^|;\n]*-o(?-u:\b)|(?-u:\b)xsel\s+[^|;\n]*(?:-o|--output)(?-u:\b)|(?-u:\b)pyperclip\.paste\s*\(|clipboard\.read(?:text)?\s*\(|clipboardy\.read(?:sync)?\s*\(",
         ),
         clipboard_write: regex(
-            r"(?i)(?-u:\b)(?:pbcopy|wl-copy|set-clipboard|setclipboarddata|clipboard_append|setclipboardtext)(?-u:\b)|(?-u:\b)xclip\s+-(?:i|selection)(?-u:\b)|(?-u:\b)xsel\s+[^|;\n]*(?:-i|--input)(?-u:\b)|(?-u:\b)pyperclip\.copy\s*\(|clipboard\.write(?:text)?\s*\(",
+            r"(?i)(?-u:\b)(?:pbcopy|wl-copy|set-clipboard|setclipboarddata|clipboard_append|setclipboardtext)(?-u:\b)|(?-u:\b)xclip\s+-(?:i|selection)(?-u:\b)|(?-u:\b)xsel\s+[^|;\n]*(?:-i|--input)(?-u:\b)|(?-u:\b)pyperclip\.copy\s*\(|clipboard\.write(?:text)?\s*\(|clipboardy\.write(?:sync)?\s*\(",
         ),
         address: regex(
             r"(?-u:\b)(?:bc1[a-z0-9]{25,60}|0x[a-fA-F0-9]{40}|[13][a-km-zA-HJ-NP-Z1-9]{25,34}|T[1-9A-HJ-NP-Za-km-z]{33}|4[0-9AB][1-9A-HJ-NP-Za-km-z]{93})(?-u:\b)",
@@ -136,6 +136,9 @@ mod tests {
             clipboard(&document).map(|(line, _, hit)| (line, hit.rule)),
             Some((3, Rule::ClipboardHijack))
         );
+        let node = "const MINE = '0x52908400098527886E0F7030069857D2E4169EE7';\nsetInterval(() => { if (/^0x[a-fA-F0-9]{40}$/.test(clipboardy.readSync())) clipboardy.writeSync(MINE); }, 500);\n";
+        let document = Document::read("guard.js", node.as_bytes()).unwrap();
+        assert!(clipboard(&document).is_some());
         let formatter = "pbpaste | sed 's/[[:space:]]*$//' | pbcopy\n";
         let document = Document::read("fmt.sh", formatter.as_bytes()).unwrap();
         assert!(clipboard(&document).is_none());

@@ -193,7 +193,11 @@ fn persistence(text: &str, sink: &mut Sink) {
         );
     } else if let Some(found) = patterns.authorized_keys.find(text) {
         let written = &text[..found.start()];
-        if patterns.literal_key.is_match(written) || patterns.fetch.is_match(written) {
+        // A key fetched from a code host's account page (`github.com/<user>.keys`) is that
+        // person's published key; fetched from anywhere else, it is whoever serves it.
+        let fetched = patterns.fetch.is_match(written)
+            && first_target(written, 0).is_none_or(|target| target.class != HostClass::CodeHost);
+        if patterns.literal_key.is_match(written) || fetched {
             report(
                 found.start(),
                 Severity::High,

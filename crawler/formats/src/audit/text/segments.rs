@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Context, Document, FileKind, Place, Segment, is_cautionary};
+use super::{Context, Document, FileKind, Place, Segment, is_cautionary, trailing_comment};
 
 /// The most lines joined into one segment, and the most bytes: a paragraph or a command
 /// longer than this is scanned in parts.
@@ -119,7 +119,11 @@ impl Builder {
         if segment.text.trim().is_empty() {
             return;
         }
-        let own = is_cautionary(&segment.text);
+        let own = if matches!(segment.context.place, Place::Prose | Place::Comment) {
+            is_cautionary(&segment.text)
+        } else {
+            is_cautionary(trailing_comment(&segment.text))
+        };
         segment.context.cautionary |= own || self.heading_caution();
         if matches!(segment.context.place, Place::Code | Place::Script) {
             segment.context.cautionary |= self.block_caution;
