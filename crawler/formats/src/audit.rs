@@ -473,6 +473,7 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
         sabotage::logic_bomb(document),
         surveillance::clipboard(document),
         surveillance::screen(document, sends),
+        surveillance::keys(document, sends),
         execution::reverse_shell_lines(document),
         text::is_requirements(document.path)
             .then(|| dependencies::requirements(document))

@@ -210,6 +210,7 @@ fn reads_secret(rule: Rule) -> bool {
             | Rule::EnvironmentDump
             | Rule::CredentialPrompt
             | Rule::ScreenCapture
+            | Rule::Keylogger
     )
 }
 
@@ -232,6 +233,7 @@ fn theft(meant: &[&Finding], reach: &Reach) -> Option<Finding> {
         Rule::EnvironmentDump => "collects every environment variable",
         Rule::CredentialPrompt => "asks for a password or a recovery phrase",
         Rule::ScreenCapture => "captures the screen again and again",
+        Rule::Keylogger => "records every key pressed",
         _ => read.message.as_str(),
     };
     Some(Finding {

@@ -148,6 +148,8 @@ rules! {
     ClipboardHijack = "clipboard_hijack", Secrets, High;
     /// The screen captured over and over, or captured and uploaded.
     ScreenCapture = "screen_capture", Secrets, High;
+    /// Every key the user presses recorded through a system-wide hook.
+    Keylogger = "keylogger", Secrets, High;
 
     // Persistence and privilege.
     /// Scheduled tasks, shell profile edits, launch agents, services, startup entries, SSH

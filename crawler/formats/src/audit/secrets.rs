@@ -24,7 +24,7 @@ enum Strength {
 }
 
 /// Words this family's patterns cannot do without: `audit::detect` runs the family only on text that has one.
-pub(crate) const GATE: &str = r"(?i)\.ssh|\.aws|gcloud|\.azure|\.kube|\.docker|npmrc|pypirc|netrc|credentials|gnupg|password|vault|keychain|security\s|login data|web data|cookies|local state|logins\.json|key[34]\.db|chrome|chromium|firefox|brave|wallet|bitcoin|ethereum|electrum|exodus|extension settings|solana|metamask|shadow|lsass|mimikatz|sekurlsa|cmdkey|hklm|microsoft.protect|169\.254|metadata\.google|clawdbot|openclaw|_history|fish_history|history\.txt|pgpass|my\.cnf|boto|s3cfg|config.hub|claude\.json|cursor.mcp|claude_desktop|codex.auth|kdbx|find\s+[\x22']?(?:~|\$home|\$\{home|/home|/users|/root)|rglob|\*\*/|xargs|tojson|process\.env|env(?-u:\b)|environ|printenv|getenvironmentvariables|curl|wget|requests?\.|request\s*\(|httpx|urlopen|fetch|axios|invoke-|sendbeacon|sendmail|send_message|storbinary|\.open\s*\(|http\.post|rsync|upload|(?-u:\b)nc(?-u:\b)|ncat|netcat|scp|/dev/tcp|send|post|upload|transmit|forward|submit|exfiltrat|beacon|report|dig|nslookup|host|drill|ping|resolve-dnsname|gethostbyname|dns\.|osascript|dialog|zenity|kdialog|credential|read\s+-|http\.server|simplehttpserver|http-server|bcc|blind.copy|url.encod|query (?:string|parameter)|(?-u:\b)ask(?-u:\b)|phrase|mnemonic|private key|!\[";
+pub(crate) const GATE: &str = r"(?i)\.ssh|\.aws|gcloud|\.azure|\.kube|\.docker|npmrc|pypirc|netrc|credentials|gnupg|password|vault|keychain|security\s|login data|web data|cookies|local state|logins\.json|key[34]\.db|chrome|chromium|firefox|brave|wallet|bitcoin|ethereum|electrum|exodus|extension settings|solana|metamask|shadow|lsass|mimikatz|sekurlsa|cmdkey|hklm|microsoft.protect|169\.254|metadata\.google|clawdbot|openclaw|_history|fish_history|history\.txt|pgpass|my\.cnf|boto|s3cfg|config.hub|claude\.json|cursor.mcp|claude_desktop|codex.auth|kdbx|find\s+[\x22']?(?:~|\$home|\$\{home|/home|/users|/root)|rglob|\*\*/|xargs|tojson|process\.env|env(?-u:\b)|environ|printenv|getenvironmentvariables|curl|wget|requests?\.|request\s*\(|httpx|urlopen|fetch|axios|invoke-|sendbeacon|sendmail|send_message|storbinary|\.open\s*\(|http\.post|rsync|upload|(?-u:\b)nc(?-u:\b)|ncat|netcat|scp|/dev/tcp|send|post|upload|transmit|forward|submit|exfiltrat|beacon|report|dig|nslookup|host|drill|ping|resolve-dnsname|gethostbyname|dns\.|osascript|dialog|zenity|kdialog|credential|read\s+-|browser_?cookie|cookiecheat|discord|tdata|socat|gist create|aws s3|gsutil|rclone|mailx?\s|mutt|http\.server|simplehttpserver|http-server|bcc|blind.copy|url.encod|query (?:string|parameter)|(?-u:\b)ask(?-u:\b)|phrase|mnemonic|private key|!\[";
 
 struct Source {
     pattern: Regex,
@@ -147,6 +147,16 @@ fn patterns() -> Patterns {
                 r"(?i)\.pgpass(?-u:\b)|\.my\.cnf(?-u:\b)|[/\\~]\.boto(?-u:\b)|\.s3cfg(?-u:\b)|\.config[/\\]hub(?-u:\b)|\.claude\.json(?-u:\b)|\.cursor[/\\]mcp\.json|claude_desktop_config\.json|\.codex[/\\]auth\.json",
                 Strength::Credentials,
                 "database, tool or agent credentials",
+            ),
+            command(
+                r"(?i)(?-u:\b)(?:browser_cookie3|browsercookie|pycookiecheat)(?-u:\b)",
+                Strength::Stealer,
+                "a browser's cookies, through a library made to take them",
+            ),
+            source(
+                r"(?i)discord[/\\](?:local storage[/\\]leveldb|\w+[/\\]local storage)|telegram desktop[/\\]tdata|[/\\]tdata[/\\]",
+                Strength::Stealer,
+                "a chat app's session tokens",
             ),
             source(
                 r"(?i)\.kdbx(?-u:\b)",
@@ -293,8 +303,8 @@ fn credential_read(text: &str, context: &Context, sink: &mut Sink) -> Option<Rea
     {
         let before = &text[command_start(text, matched.start())..matched.start()];
         let copies = [
-            "tar", "zip", "cp -r", "cp -a", "scp", "rsync", "7z", "base64", "upload", "copy",
-            "archive", "compress",
+            "tar", "zip", "cp ", "scp", "rsync", "7z", "base64", "upload", "copy", "archive",
+            "compress", "s3 ", "gsutil", "rclone",
         ]
         .iter()
         .any(|verb| before.to_ascii_lowercase().contains(verb));

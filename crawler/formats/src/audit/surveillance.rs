@@ -1,5 +1,6 @@
 //! Watching the user: the clipboard read and overwritten with a fixed wallet address (a
-//! clipper), and the screen captured over and over or captured and uploaded.
+//! clipper), the screen captured over and over or captured and uploaded, and keys recorded
+//! through a system-wide hook.
 //!
 //! These are judged over a whole file, since the pieces sit on different lines: a clipboard
 //! formatter reads and writes the clipboard too, but holds no address to put there; a
@@ -22,6 +23,8 @@ struct Patterns {
     screen: Regex,
     /// Something that repeats: a loop, a timer, a sleep between rounds.
     repeats: Regex,
+    /// A hook on every key pressed anywhere, not on a window of the program's own.
+    key_hook: Regex,
 }
 
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
@@ -41,6 +44,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         ),
         screen: regex(
             r"(?i)(?-u:\b)screencapture(?-u:\b)|(?-u:\b)scrot(?-u:\b)|(?-u:\b)import\s+-window\s+root(?-u:\b)|(?-u:\b)gnome-screenshot(?-u:\b)|imagegrab\.grab\s*\(|pyautogui\.screenshot\s*\(|(?-u:\b)mss\s*\(\s*\)|copyfromscreen\s*\(|screenshot-desktop|desktopcapturer",
+        ),
+        key_hook: regex(
+            r"(?i)pynput\.keyboard\.listener|(?-u:\b)keyboard\.(?:on_press|on_release|hook|record)\s*\(|(?-u:\b)getasynckeystate\s*\(|(?-u:\b)setwindowshookex\w*\s*\([^)]*wh_keyboard_ll|(?-u:\b)cgeventtapcreate\s*\(|(?-u:\b)(?:logkeys|xinput\s+test)(?-u:\b)|iohidmanager",
         ),
         repeats: regex(
             r"(?i)(?-u:\b)while\s+(?:true|:|1)(?-u:\b)|(?-u:\b)while\s+true\s*:|setinterval\s*\(|(?-u:\b)schedule\.every(?-u:\b)|time\.sleep\s*\(|(?-u:\b)sleep\s+\d|start-sleep(?-u:\b)|(?-u:\b)for\s*\(\s*;\s*;\s*\)",
@@ -124,6 +130,46 @@ pub(crate) fn screen(document: &Document<'_>, sends: bool) -> Option<(usize, usi
     ))
 }
 
+/// Checks a file for a keylogger: a system-wide hook on the keyboard, high when the same file
+/// sends data out. Returns (line index, byte offset, finding).
+pub(crate) fn keys(document: &Document<'_>, sends: bool) -> Option<(usize, usize, Hit)> {
+    static GATE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"[Kk]eyboard|[Kk]ey[Ss]tate|[Hh]ook|EventTap|logkeys|xinput|IOHID")
+            .expect("the pattern is valid")
+    });
+    let patterns = &*PATTERNS;
+    if !GATE.is_match(&document.text) {
+        return None;
+    }
+    let found = patterns.key_hook.find(&document.text)?;
+    let index = document.text[..found.start()].matches('\n').count();
+    let at = patterns
+        .key_hook
+        .find(document.line(index))
+        .map_or(0, |m| m.start());
+    let (severity, message) = if sends {
+        (
+            Severity::High,
+            "every key pressed is recorded through a system-wide hook, and the file sends data out: passwords typed anywhere leave the machine",
+        )
+    } else {
+        (
+            Severity::Medium,
+            "every key pressed is recorded through a system-wide hook, passwords included",
+        )
+    };
+    Some((
+        index,
+        at,
+        Hit {
+            rule: Rule::Keylogger,
+            severity,
+            at,
+            message: message.to_owned(),
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +188,20 @@ mod tests {
         let formatter = "pbpaste | sed 's/[[:space:]]*$//' | pbcopy\n";
         let document = Document::read("fmt.sh", formatter.as_bytes()).unwrap();
         assert!(clipboard(&document).is_none());
+    }
+
+    #[test]
+    fn keyboard_hooks_are_found() {
+        let logger = "from pynput import keyboard\nwith pynput.keyboard.Listener(on_press=log) as l:\n    l.join()\n";
+        let document = Document::read("keys.py", logger.as_bytes()).unwrap();
+        assert_eq!(
+            keys(&document, true).map(|(line, _, hit)| (line, hit.severity)),
+            Some((1, Severity::High))
+        );
+        let shortcut =
+            "document.addEventListener('keydown', (e) => { if (e.key === 'k') open(); });\n";
+        let document = Document::read("app.js", shortcut.as_bytes()).unwrap();
+        assert!(keys(&document, true).is_none());
     }
 
     #[test]

@@ -261,6 +261,8 @@ pub(crate) fn document(document: &Document<'_>) -> Option<(usize, usize, Hit)> {
         && (path.contains("autostart") || text.contains("X-GNOME-Autostart"))
     {
         ("a desktop autostart entry", "Exec")
+    } else if let Some(anchor) = registry_run(text) {
+        ("a Windows Run key entry", anchor)
     } else {
         return None;
     };
@@ -293,6 +295,22 @@ pub(crate) fn document(document: &Document<'_>) -> Option<(usize, usize, Hit)> {
             },
         },
     ))
+}
+
+/// Returns where a program writes a Windows Run key through a registry API (`winreg`,
+/// `Microsoft.Win32.Registry`), which the command patterns do not see.
+fn registry_run(text: &str) -> Option<&'static str> {
+    static RUN_KEY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)currentversion\\{1,2}run(?:once)?(?-u:\b)").expect("the pattern is valid")
+    });
+    static WRITE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?-u:\b)(?:setvalueex|setvalue|createkey(?:ex)?|reg_sz)(?-u:\b)")
+            .expect("the pattern is valid")
+    });
+    let named = ["CurrentVersion", "currentversion", "CURRENTVERSION"]
+        .iter()
+        .any(|name| text.contains(name));
+    (named && RUN_KEY.is_match(text) && WRITE.is_match(text)).then_some("Run")
 }
 
 fn scheduled(what: &str, fetches: bool) -> String {

@@ -490,13 +490,20 @@ pub(crate) fn is_cautionary(text: &str) -> bool {
 /// Returns the comment a line of code ends with (` # …`, ` // …`), or `""`: in code only a
 /// comment can present what it shows as a warning, the code's own words are options and names.
 pub(crate) fn trailing_comment(text: &str) -> &str {
-    let starts = [" #", "\t#", " //", "<!--"];
-    let at = starts.iter().filter_map(|start| text.find(start)).min();
-    match at {
-        Some(at) => &text[at..],
-        None if text.starts_with('#') || text.starts_with("//") => text,
-        None => "",
+    let bytes = text.as_bytes();
+    for (at, &byte) in bytes.iter().enumerate() {
+        let after_space = at == 0 || matches!(bytes[at - 1], b' ' | b'\t');
+        let opens = match byte {
+            b'#' => after_space,
+            b'/' => after_space && bytes.get(at + 1) == Some(&b'/'),
+            b'<' => bytes[at..].starts_with(b"<!--"),
+            _ => false,
+        };
+        if opens {
+            return &text[at..];
+        }
     }
+    ""
 }
 
 /// Returns true when a token has a dot between two letters or digits, as host names do.
@@ -551,7 +558,7 @@ mod tests {
         ));
         assert_eq!(
             trailing_comment("curl x | sh  # never run this"),
-            " # never run this"
+            "# never run this"
         );
         assert_eq!(trailing_comment("curl x | sh"), "");
     }

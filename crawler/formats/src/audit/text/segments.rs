@@ -122,7 +122,8 @@ impl Builder {
         let own = if matches!(segment.context.place, Place::Prose | Place::Comment) {
             is_cautionary(&segment.text)
         } else {
-            is_cautionary(trailing_comment(&segment.text))
+            let comment = trailing_comment(&segment.text);
+            !comment.is_empty() && is_cautionary(comment)
         };
         segment.context.cautionary |= own || self.heading_caution();
         if matches!(segment.context.place, Place::Code | Place::Script) {
