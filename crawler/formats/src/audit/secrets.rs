@@ -122,7 +122,7 @@ fn patterns() -> Patterns {
                 "the system's password store",
             ),
             source(
-                r"(?i)\.ssh[/\\](?:id_[a-z0-9_]+|identity)(?-u:\b)",
+                r"(?i)\.ssh[/\\](?:id_[a-z0-9_]+|identity)(?-u:\b)|\.ssh[/\\]id_\*",
                 Strength::Credentials,
                 "an SSH private key",
             ),

@@ -15,7 +15,7 @@ use super::text::{Context, Document};
 use super::{Hit, Rule, Severity, Sink};
 
 /// Words this family's patterns cannot do without: `audit::detect` runs the family only on text that has one.
-pub(crate) const GATE: &str = r"(?i)cron|@reboot|bashrc|bash_profile|zshrc|zprofile|zshenv|zlogin|\.profile|config\.fish|\$profile|launchagents|launchdaemons|launchctl|systemd|currentversion\\run|schtasks|scheduledtask|startup|authorized_keys|soul\.md|memory\.md|\.claude|\.openclaw|\.clawdbot|memory|sudo|sudoers|nopasswd|chmod|xattr|spctl|csrutil|mppreference|setenforce|ufw|firewall|advfirewall|histfile|history|bash_history|dangerously|bypasspermissions|--yolo|every|each|usermod|dscl|hookspath|templatedir|folderopen";
+pub(crate) const GATE: &str = r"(?i)cron|@reboot|bashrc|bash_profile|zshrc|zprofile|zshenv|zlogin|\.profile|config\.fish|\$profile|launchagents|launchdaemons|launchctl|systemd|currentversion\\run|schtasks|scheduledtask|startup|authorized_keys|soul\.md|memory\.md|\.claude|\.openclaw|\.clawdbot|memory|sudo|sudoers|nopasswd|chmod|xattr|spctl|csrutil|mppreference|setenforce|ufw|firewall|advfirewall|histfile|history|bash_history|dangerously|bypasspermissions|--yolo|every|each|usermod|dscl|hookspath|templatedir|folderopen|install";
 
 struct Patterns {
     fetch: Regex,
@@ -94,7 +94,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             r"(?i)(?-u:\b)(?:every|each)\s+(?:\d+\s+)?(?:minutes?|hours?|days?|mornings?|nights?|session)(?-u:\b)[^.\n]{0,120}?(?-u:\b)(?:send|report|check in|check-in|ping|post|upload|fetch|download|call|register)(?-u:\b)[^.\n]{0,120}?https?://",
         ),
         auto_run: regex(
-            r#"(?i)(?-u:\b)git\s+config\s+(?:--global|--system)\s+(?:core\.hookspath|init\.templatedir)(?-u:\b)|["']runon["']\s*:\s*["']folderopen["']"#,
+            r#"(?i)(?-u:\b)git\s+config\s+(?:--global|--system)\s+(?:core\.hookspath|init\.templatedir)(?-u:\b)|["']runon["']\s*:\s*["']folderopen["']|["'](?:pre|post)?install["']\s*:\s*["'][^"']*(?:node\s+-e|python[0-9.]*\s+-c|(?:ba)?sh\s+-c|powershell|(?-u:\b)curl(?-u:\b)|(?-u:\b)wget(?-u:\b)|https?://)"#,
         ),
         sudo_password: regex(
             r"(?i)(?-u:\b)(?:echo|printf|cat)(?-u:\b)[^|;\n]*\|\s*sudo\s+(?:-[a-z]+\s+)*-[a-z]*S(?-u:\b)",
@@ -221,10 +221,16 @@ fn persistence(text: &str, sink: &mut Sink) {
             "the skill writes into the agent's own memory or settings, so its instructions outlive it".to_owned(),
         );
     } else if let Some(found) = patterns.auto_run.find(text) {
+        // An install hook that reaches the network runs on every install, unreviewed.
+        let severity = if patterns.fetch.is_match(&text[found.start()..]) {
+            Severity::High
+        } else {
+            Severity::Medium
+        };
         report(
             found.start(),
-            Severity::Medium,
-            "code is set to run by itself: Git hooks for every repository, or a task that runs when a folder opens".to_owned(),
+            severity,
+            "code is set to run by itself: Git hooks for every repository, a task that runs when a folder opens, or a package's install hook".to_owned(),
         );
     } else if let Some(found) = patterns.check_in.find(text) {
         report(
@@ -463,6 +469,11 @@ mod tests {
             [(Rule::Persistence, Severity::Medium)]
         );
         assert_eq!(found("git config core.hooksPath .githooks"), []);
+        assert_eq!(
+            found(r#""preinstall": "node -e \"require('https').get('https://t.example/p')\"""#),
+            [(Rule::Persistence, Severity::High)]
+        );
+        assert_eq!(found(r#""postinstall": "prisma generate""#), []);
     }
 
     #[test]
