@@ -79,6 +79,19 @@ const KNOWN_INDEXES: &[&str] = &[
     "abetlen.github.io",
 ];
 
+/// Labels that name a host as an organisation's own package registry.
+const PRIVATE_LABELS: &[&str] = &[
+    "internal",
+    "intranet",
+    "corp",
+    "private",
+    "artifactory",
+    "nexus",
+    "devpi",
+    "pulp",
+    "verdaccio",
+];
+
 /// Popular packages of PyPI and npm, and real packages a letter away from one of them: a name
 /// one edit from these, and not among them, is a typosquat.
 const POPULAR: &[&str] = &[
@@ -387,9 +400,15 @@ fn index(text: &str, sink: &mut Sink) {
             continue;
         }
         let option = option.as_str().to_ascii_lowercase();
+        // A host named as an organisation's own registry (`artifactory`, `nexus`, `internal`)
+        // is how companies publish private packages; exposed to confusion, but their own.
+        let private = target
+            .host
+            .split(['.', '-'])
+            .any(|label| PRIVATE_LABELS.contains(&label));
         // An extra index is consulted beside the public one, and the higher version wins:
         // whoever runs it can shadow any package name. A replacement index serves everything.
-        let (severity, message) = if option.contains("extra") {
+        let (severity, message) = if option.contains("extra") && !private {
             (
                 Severity::High,
                 format!(
@@ -397,7 +416,7 @@ fn index(text: &str, sink: &mut Sink) {
                     target.host
                 ),
             )
-        } else if installs_popular(text) {
+        } else if installs_popular(text) && !private {
             (
                 Severity::High,
                 format!(
@@ -666,6 +685,12 @@ mod tests {
         );
         assert_eq!(
             found("pip install rasterio --find-links=https://wheels.gis.example/"),
+            [(Rule::DependencyConfusion, Severity::Medium)]
+        );
+        assert_eq!(
+            found(
+                "pip install --extra-index-url https://artifactory.acme.example/api/pypi/simple acme-tools"
+            ),
             [(Rule::DependencyConfusion, Severity::Medium)]
         );
         for text in [
