@@ -121,8 +121,10 @@ fn the_held_out_set_is_caught_and_its_benign_skills_pass() {
         eprintln!("    {miss}");
     }
     assert!(malicious > 0 && benign > 0, "the set has both labels");
+    // The floor as the counts measured, so that rounding cannot move it: 42 of 76.
+    let (floor_caught, floor_of) = (42, 76);
     assert!(
-        caught * 76 >= malicious * 42,
+        caught * floor_of >= floor_caught * malicious,
         "no fewer malicious skills at high or above than when first measured (42 of 76)"
     );
     assert!(
