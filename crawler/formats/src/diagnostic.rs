@@ -433,14 +433,14 @@ mod tests {
         }
     }
 
-    /// Publishers and scripts read the code list in the README: it must name every code.
+    /// Publishers and scripts read the code list in docs/validate.md: it must name every code.
     #[test]
-    fn readme_lists_every_code() {
-        let readme = include_str!("../../../README.md");
+    fn the_validate_reference_lists_every_code() {
+        let reference = include_str!("../../../docs/validate.md");
         for code in Code::ALL {
             assert!(
-                readme.contains(&format!("`{}`", code.as_str())),
-                "README.md does not list the code {code}"
+                reference.contains(&format!("`{}`", code.as_str())),
+                "docs/validate.md does not list the code {code}"
             );
         }
     }
