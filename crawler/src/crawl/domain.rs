@@ -16,7 +16,7 @@ use url::Url;
 
 use crate::fetch::{BodyLimit, FetchFailure, Fetcher, Session};
 use crate::politeness::CrawlSlot;
-use formats::diagnostic::{Code, Diagnostic, Severity, VerdictKind};
+use formats::diagnostic::{Code, Diagnostic, Severity};
 use formats::seeds::SeedTarget;
 use formats::site::{
     Body, NormalizeJob, Reply, Request, RequestKind, SiteCrawl, SiteFindings, SiteOptions, Step,
@@ -469,7 +469,7 @@ fn record_errors(record: &Skill) -> impl Iterator<Item = CrawlErrorEntry> + '_ {
     record
         .diagnostics
         .iter()
-        .filter(|diagnostic| diagnostic.severity_for(VerdictKind::Lenient) == Severity::Error)
+        .filter(|diagnostic| formats::verdict::reported(diagnostic))
         .map(|diagnostic| {
             let mut entry = entry_of(diagnostic, &record.source_url);
             entry.record = Some(record.id.clone());
