@@ -262,6 +262,9 @@ pub(crate) fn migrate(location: Option<&str>) -> anyhow::Result<ExitStatus> {
 /// The index writer's memory budget for the sync after a crawl: tantivy's least.
 const SYNC_WRITER_MEMORY_BYTES: usize = 15 * 1024 * 1024;
 
+/// The store changes the sync after a crawl applies per commit.
+const SYNC_AFTER_CRAWL_BATCH: usize = 1_000;
+
 /// Applies the store's new changes to the search index in `DATA/index`.
 /// With a model, every record written gets its vector.
 pub(crate) fn sync_index(
@@ -270,12 +273,15 @@ pub(crate) fn sync_index(
     model: Option<Arc<dyn indexer::Embed>>,
 ) -> anyhow::Result<indexer::SyncStats> {
     let dir = data.join(indexer::INDEX_DIR);
-    // One indexing thread at tantivy's smallest budget: a crawl's batch of changes is small
-    // next to what a rebuild writes, and the memory of a crawl stays flat.
+    // One indexing thread at tantivy's smallest budget, and a commit every
+    // SYNC_AFTER_CRAWL_BATCH changes: the documents waiting for the indexing thread and those
+    // it holds until a commit are what the sync costs in memory, so a crawl's peak stays near
+    // that of its fetching (a rebuild by `serve` takes larger batches).
     let config = IndexConfig {
         model,
         writer_threads: Some(1),
         writer_memory_bytes: SYNC_WRITER_MEMORY_BYTES,
+        sync_batch: SYNC_AFTER_CRAWL_BATCH,
         ..IndexConfig::default()
     };
     let Index { mut writer, .. } = Index::open_or_create(&dir, config)

@@ -51,6 +51,8 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
         rebuilt: seq == 0,
         ..SyncStats::default()
     };
+    // Whether the index starts this sync empty (new, or cleared below for a rebuild).
+    let mut empty = writer.is_empty();
     let another_store = writer
         .store_identity()
         .is_some_and(|followed| followed != identity);
@@ -64,6 +66,7 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
             "the crawl store is not the one the index followed; rebuilding the index"
         );
         writer.clear()?;
+        empty = true;
         seq = 0;
         stats.rebuilt = true;
     } else if store_seq < seq {
@@ -75,6 +78,7 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
             "the index is ahead of the crawl store; rebuilding it"
         );
         writer.clear()?;
+        empty = true;
         seq = 0;
         stats.rebuilt = true;
         if store_seq == 0 {
@@ -85,6 +89,11 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
             return Ok(stats);
         }
     }
+    // Into an empty index, a change numbered at most `store_seq` is its record's only one in
+    // this sync (the store lists a record once, at its latest change; a record changed while
+    // the sync reads comes again numbered above `store_seq`), so it needs no deletion of an
+    // earlier copy.
+    let first_sight_until = if empty && seq == 0 { store_seq } else { 0 };
     // Changes applied and text written since the last commit.
     let (mut waiting, mut waiting_bytes) = (0usize, 0usize);
     loop {
@@ -108,7 +117,12 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
                 writer.delete(&change.skill.id)?;
                 stats.deleted += 1;
             } else {
-                writer.upsert_with(&change.skill, vectors.next().flatten())?;
+                let vector = vectors.next().flatten();
+                if change.seq <= first_sight_until {
+                    writer.add_new(&change.skill, vector)?;
+                } else {
+                    writer.upsert_with(&change.skill, vector)?;
+                }
                 stats.upserted += 1;
                 waiting_bytes += change.skill.body.len() + change.skill.description.len();
             }

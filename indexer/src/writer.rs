@@ -164,15 +164,34 @@ impl IndexWriterHandle {
         self.carried = HashMap::new();
     }
 
-    /// Adds `skill` with its stored vector, if any (see [`Self::vectors`]).
+    /// Adds `skill` with its stored vector, if any (see [`Self::vectors`]), in place of the
+    /// record of the same id.
     pub(crate) fn upsert_with(&mut self, skill: &Skill, vector: Option<Vec<u8>>) -> Result<()> {
+        self.write(skill, vector, true)
+    }
+
+    /// Adds `skill`, known to be in neither the index nor the writes since its last commit
+    /// (a rebuild's first sight of a record): no deletion of an earlier copy is queued, which
+    /// would hold a query in memory per record until the commit.
+    pub(crate) fn add_new(&mut self, skill: &Skill, vector: Option<Vec<u8>>) -> Result<()> {
+        self.write(skill, vector, false)
+    }
+
+    /// True when the index holds no record as of its last commit.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.search.num_docs() == 0
+    }
+
+    fn write(&mut self, skill: &Skill, vector: Option<Vec<u8>>, replace: bool) -> Result<()> {
         let fields = self.search.fields();
         let mut doc = to_document(skill, fields, &mut self.words)?;
         if let Some(vector) = vector {
             doc.add_bytes(fields.vector, &vector);
         }
-        self.writer
-            .delete_term(Term::from_field_text(fields.id, &skill.id.to_string()));
+        if replace {
+            self.writer
+                .delete_term(Term::from_field_text(fields.id, &skill.id.to_string()));
+        }
         self.writer
             .add_document(doc)
             .map_err(Error::index("add a document"))?;
