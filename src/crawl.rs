@@ -282,7 +282,6 @@ pub(crate) fn sync_index(
         writer_threads: Some(1),
         writer_memory_bytes: SYNC_WRITER_MEMORY_BYTES,
         sync_batch: SYNC_AFTER_CRAWL_BATCH,
-        ..IndexConfig::default()
     };
     let Index { mut writer, .. } = Index::open_or_create(&dir, config)
         .with_context(|| format!("cannot open the search index in {}", dir.display()))?;
