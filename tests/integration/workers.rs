@@ -2,8 +2,9 @@
 //! a few hundred hosts, three workers crawl every host exactly once between them, keep each
 //! host's requests spaced across workers (server-side timestamps), and store the same records
 //! as one crawl into the embedded store; a worker killed with SIGKILL mid-crawl loses nothing,
-//! its hosts being retaken once their leases expire. PostgreSQL comes from
-//! `SKILLSCOUT_TEST_POSTGRES` (see `store.rs`).
+//! its hosts being retaken once their leases expire.
+//!
+//! PostgreSQL comes from `SKILLSCOUT_TEST_POSTGRES` (see `store.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

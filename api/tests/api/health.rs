@@ -1,5 +1,6 @@
-//! `skillscout validate URL` and the publisher page give the same health report. `validate`
-//! crawls a site as the directory does (`crawl_domain`, without storing anything) and makes
+//! `skillscout validate URL` and the publisher page give the same health report.
+//!
+//! `validate` crawls a site as the directory does (`crawl_domain`, without storing anything) and makes
 //! the report with the directory's own function (`api::health_of`) from that status and those
 //! records; this checks that the report the directory serves for the same site
 //! (`GET /v1/domains/{domain}`, which its publisher page renders) is the same, for every

@@ -1,10 +1,11 @@
 //! One domain's crawl over the network: robots.txt, then the site pipeline
 //! ([`formats::site`]) driven over HTTP (or, for an `mcp+` target, the MCP endpoint read
-//! through its Skills Extension, `domain/mcp.rs`), turned into records and a status. The result is
-//! applied in one transaction by the crawl's writer (or printed, by `validate URL`); only a
-//! domain whose finished records outgrow [`STREAM_BYTES`] or [`STREAM_RECORDS`] has them
-//! stored while it runs ([`Store::upsert`]), so that one domain listing thousands of large
-//! skills is never held in memory whole.
+//! through its Skills Extension, `domain/mcp.rs`), turned into records and a status.
+//!
+//! The result is applied in one transaction by the crawl's writer (or printed, by `validate
+//! URL`); only a domain whose finished records outgrow [`STREAM_BYTES`] or [`STREAM_RECORDS`]
+//! has them stored while it runs ([`Store::upsert`]), so that one domain listing thousands of
+//! large skills is never held in memory whole.
 
 mod mcp;
 

@@ -1,7 +1,9 @@
 //! The audit over the held-out sets (`tests/audit-heldout/`, `tests/audit-heldout-2/`): skills
 //! written independently of the audit, labelled malicious or benign. A skill counts as flagged
 //! when its risk is `high` or above (the targets: at least 90% of the malicious skills, at most
-//! 5% of the benign ones). Each set was measured once with the rules frozen (the figures are in
+//! 5% of the benign ones).
+//!
+//! Each set was measured once with the rules frozen (the figures are in
 //! docs/BENCHMARKS.md); the first set's misses have been read since, so both are regression
 //! sets now, held to no fewer catches than their measurement and to the benign target.
 

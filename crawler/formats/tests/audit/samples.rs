@@ -1,7 +1,9 @@
 //! The sample skills in `samples/`: for every rule a true positive (named after the rule) and a
 //! near miss that must not fire (`…-near-miss`), plus skills built the way real campaigns
 //! built theirs. `expected.json` gives each sample's risk and the exact set of rules it
-//! raises. Every sample is inert: fictitious hosts (`*.example`), documentation addresses
+//! raises.
+//!
+//! Every sample is inert: fictitious hosts (`*.example`), documentation addresses
 //! (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24), payloads that do nothing, and
 //! executables that are a header's magic bytes followed by zeros.
 
