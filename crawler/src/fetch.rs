@@ -469,6 +469,7 @@ impl Session<'_> {
                 status,
                 body: digest,
                 stored_at: time::OffsetDateTime::now_utc(),
+                revalidate: false,
             }),
         ));
     }
@@ -904,9 +905,19 @@ impl Session<'_> {
         let cache = self.fetcher.cache.as_ref()?;
         let entry = self.stored_entry(url)?;
         let policy: CachePolicy = serde_json::from_value(entry.policy.clone()).ok()?;
-        let request = self.cache_request(url)?;
+        let mut request = self.cache_request(url)?;
+        if entry.revalidate {
+            // The publisher said this copy is out of date: asked again as a client's
+            // `no-cache` would, with the validators it has.
+            request
+                .headers
+                .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        }
         let Some(body_digest) = entry.body else {
             // A cached "not found": used while fresh, never revalidated.
+            if entry.revalidate {
+                return None;
+            }
             let status = StatusCode::from_u16(entry.status).ok()?;
             return match policy.before_request(&request, SystemTime::now()) {
                 BeforeRequest::Fresh(_) => Some(CacheHit::FreshNotFound(status)),
@@ -978,6 +989,7 @@ impl Session<'_> {
             status: 200,
             body: Some(stale.body_digest),
             stored_at: time::OffsetDateTime::now_utc(),
+            revalidate: false,
         };
         self.cache_updates.push((url.clone(), Some(entry)));
         // A 304 revalidated the entry: the origin has a validator, whatever this answer
@@ -1052,6 +1064,7 @@ impl Session<'_> {
                 status: exchange.status.as_u16(),
                 body,
                 stored_at: time::OffsetDateTime::now_utc(),
+                revalidate: false,
             }),
         ));
     }
