@@ -8,6 +8,7 @@ mod export;
 mod fetch_args;
 mod frontdoor;
 mod progress;
+mod publish;
 mod report;
 mod search;
 mod seeds;

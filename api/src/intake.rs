@@ -1,31 +1,248 @@
 //! Where requests that change what the directory crawls go: the admin API's seeds, removals
-//! and delistings. The read model (`directory`) only reads; this is the one place in `api`
-//! that writes, and it writes only the frontier (delisting tombstones a domain's records in
-//! the same store transaction). Whoever owns the index writer hears of each change, so a
-//! delisted domain leaves search at once.
+//! and delistings, and the publishers' recrawl requests and IndexNow pings. The read model
+//! (`directory`) only reads; this is the one place in `api` that writes, and it writes only
+//! the frontier (delisting tombstones a domain's records in the same store transaction) and
+//! the marks that say a domain's cached copies are out of date. Whoever owns the index writer
+//! hears of each change, so a delisted domain leaves search at once.
+//!
+//! `api` never fetches: what must be read from a publisher's site (an IndexNow key file) is
+//! read by a [`Prober`] the binary hands over, which goes through the crawler's fetch layer.
 
-use std::sync::Arc;
+pub(crate) mod budget;
+pub(crate) mod indexnow;
 
+use std::net::IpAddr;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use formats::seeds::SeedTarget;
+use futures_util::future::BoxFuture;
 use store::{
-    AddMode, AddStats, Delisted, Frontier, FrontierEntry, ListFilter, NewTarget, RemoveStats,
-    StoreError,
+    AddMode, AddStats, AddedAs, Delisted, Frontier, FrontierEntry, ListFilter, NewTarget,
+    RemoveStats, Store, StoreError,
 };
+use time::OffsetDateTime;
 use tokio::sync::Notify;
+use url::Url;
+
+use crate::error::ApiError;
+use budget::{BudgetConfig, Budgets};
+use indexnow::{Keys, Known, Ping};
+
+/// How long an IndexNow ping waits for its key file to be read before it is answered 202
+/// (the protocol's "key validation pending"); the read goes on, and a key it verifies makes
+/// the ping count.
+pub const KEY_CHECK_WAIT: Duration = Duration::from_secs(5);
+
+/// What reading an IndexNow key file said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyCheck {
+    /// The file's body is the key.
+    Valid,
+    /// It is not, or it could not be read (why, for the caller).
+    Invalid(String),
+}
+
+/// What the directory reads from publishers' sites, through the crawler's fetch layer (the
+/// address guard, robots.txt, the host's turn): the binary provides it.
+pub trait Prober: Send + Sync + std::fmt::Debug {
+    /// Reads the IndexNow key file at `key_url` and says whether its body is `key`.
+    fn check_key(&self, key_url: Url, key: String) -> BoxFuture<'static, KeyCheck>;
+}
+
+/// What an accepted recrawl request or ping did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refresh {
+    /// The domain is due now.
+    Due {
+        /// The domain.
+        domain: String,
+        /// When it became due (the store's clock).
+        at: OffsetDateTime,
+        /// True when the frontier did not hold it: added as `submitted`.
+        added: bool,
+    },
+    /// The domain is delisted: nothing is crawled.
+    Delisted(String),
+}
+
+/// What a ping came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PingOutcome {
+    /// The key is verified: 200, with what it made due (nothing when no URL names skills).
+    Accepted(Vec<Refresh>),
+    /// The key file is still being read: 202.
+    Pending,
+}
 
 /// The frontier's writes, and who to tell of them.
 #[derive(Debug, Clone)]
 pub(crate) struct Intake {
     frontier: Frontier,
+    store: Arc<Store>,
     changed: Arc<Notify>,
+    budgets: Arc<Budgets>,
+    keys: Arc<Keys>,
+    prober: Arc<OnceLock<Arc<dyn Prober>>>,
 }
 
 impl Intake {
-    /// Returns the intake over `frontier`.
-    pub(crate) fn new(frontier: Frontier) -> Intake {
+    /// Returns the intake over `store`'s frontier.
+    pub(crate) fn new(store: Arc<Store>, budgets: BudgetConfig) -> Intake {
         Intake {
-            frontier,
+            frontier: store.frontier().clone(),
+            store,
             changed: Arc::new(Notify::new()),
+            budgets: Arc::new(Budgets::new(budgets)),
+            keys: Arc::new(Keys::default()),
+            prober: Arc::new(OnceLock::new()),
         }
+    }
+
+    /// Sets what reads publishers' sites; false when it was set already.
+    pub(crate) fn set_prober(&self, prober: Arc<dyn Prober>) -> bool {
+        self.prober.set(prober).is_ok()
+    }
+
+    /// A publisher's recrawl request: `domain` (which the frontier must hold, or 404) becomes
+    /// due now and its cached copies are revalidated; at most one per domain per period and
+    /// within the caller's budget (429).
+    pub(crate) async fn recrawl(&self, client: IpAddr, domain: &str) -> Result<Refresh, ApiError> {
+        let entry = self.frontier.entry(domain).await?.ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "{domain} is not in this directory's frontier; submit it with POST /v1/domains"
+            ))
+        })?;
+        if entry.delisted.is_some() {
+            // Said as it is, and nothing spent: nothing will be crawled.
+            return Ok(Refresh::Delisted(entry.domain));
+        }
+        self.budgets.client_request(client)?;
+        self.budgets.recrawl(&entry.domain)?;
+        self.refresh(&entry.domain, Some(entry.clone()), None).await
+    }
+
+    /// Makes `domain` due now and marks its cached copies out of date; a domain the frontier
+    /// does not hold is added, as `submitted`, with `target`.
+    async fn refresh(
+        &self,
+        domain: &str,
+        entry: Option<FrontierEntry>,
+        target: Option<&SeedTarget>,
+    ) -> Result<Refresh, ApiError> {
+        let (new, added) = match (&entry, target) {
+            (Some(entry), _) => (
+                NewTarget {
+                    domain: entry.domain.clone(),
+                    target: entry.target.clone(),
+                    added_as: entry.added_as,
+                    source: entry.source.clone(),
+                    rank: entry.rank,
+                },
+                false,
+            ),
+            (None, Some(target)) => (
+                NewTarget {
+                    domain: domain.to_owned(),
+                    target: target.to_string(),
+                    added_as: AddedAs::Submitted,
+                    source: Some("indexnow".to_owned()),
+                    rank: None,
+                },
+                true,
+            ),
+            (None, None) => {
+                return Err(ApiError::NotFound(format!(
+                    "{domain} is not in the frontier"
+                )));
+            }
+        };
+        let crawl_target = SeedTarget::parse(&new.target).ok();
+        let stats = self.frontier.add(vec![new], AddMode::CrawlNow).await?;
+        if stats.delisted > 0 {
+            return Ok(Refresh::Delisted(domain.to_owned()));
+        }
+        if let Some(target) = crawl_target {
+            // Both schemes: a site's copies are kept under the scheme it was read over.
+            for scheme in ["https", "http"] {
+                let mut origin = target.origin().clone();
+                if origin.set_scheme(scheme).is_ok() {
+                    self.store.mark_stale(&origin).await?;
+                }
+            }
+        }
+        let at = self.frontier.now().await?;
+        tracing::info!(%domain, added, "domain due now at its publisher's request");
+        Ok(Refresh::Due {
+            domain: domain.to_owned(),
+            at,
+            added,
+        })
+    }
+
+    /// An IndexNow ping, read already: spends the budgets, checks the key (read once per
+    /// host and key, then remembered) and, once it is verified, makes due the domain whose
+    /// skills the URLs name.
+    pub(crate) async fn ping(&self, client: IpAddr, ping: Ping) -> Result<PingOutcome, ApiError> {
+        self.budgets.ping(client, &ping.host)?;
+        match self.keys.claim(&ping, Instant::now()) {
+            Some(Known::Verified) => return Ok(PingOutcome::Accepted(self.accept(&ping).await?)),
+            Some(Known::Refused) => return Err(refused(&ping, None)),
+            Some(Known::Pending) => return Ok(PingOutcome::Pending),
+            None => {}
+        }
+        let Some(prober) = self.prober.get().cloned() else {
+            self.keys.settle(&ping, false, Instant::now());
+            return Err(ApiError::Internal(
+                "no prober: this server cannot read key files".to_owned(),
+            ));
+        };
+        // The read goes on in its own task, so a ping answered 202 still counts once the
+        // key is verified.
+        let intake = self.clone();
+        let check = tokio::spawn(async move {
+            let checked = prober
+                .check_key(ping.key_url.clone(), ping.key.clone())
+                .await;
+            intake
+                .keys
+                .settle(&ping, checked == KeyCheck::Valid, Instant::now());
+            match checked {
+                KeyCheck::Valid => intake.accept(&ping).await.map(PingOutcome::Accepted),
+                KeyCheck::Invalid(why) => Err(refused(&ping, Some(&why))),
+            }
+        });
+        match tokio::time::timeout(KEY_CHECK_WAIT, check).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(error)) => Err(ApiError::Internal(format!("the key check failed: {error}"))),
+            Err(_) => Ok(PingOutcome::Pending),
+        }
+    }
+
+    /// Makes due the domains whose skills a verified ping's URLs name.
+    async fn accept(&self, ping: &Ping) -> Result<Vec<Refresh>, ApiError> {
+        let Some(first) = ping.urls.first() else {
+            return Ok(Vec::new());
+        };
+        let Ok(target) = SeedTarget::parse(first.origin().ascii_serialization().as_str()) else {
+            return Ok(Vec::new());
+        };
+        let domain = target.domain().to_string();
+        let entry = self.frontier.entry(&domain).await?;
+        let crawled = entry
+            .as_ref()
+            .and_then(|entry| SeedTarget::parse(&entry.target).ok());
+        if !ping
+            .urls
+            .iter()
+            .any(|url| indexnow::names_skills(url, crawled.as_ref()))
+        {
+            return Ok(Vec::new());
+        }
+        if entry.as_ref().is_some_and(|entry| entry.delisted.is_some()) {
+            return Ok(vec![Refresh::Delisted(domain)]);
+        }
+        Ok(vec![self.refresh(&domain, entry, Some(&target)).await?])
     }
 
     /// Returns what is woken after a change to the records (a delisting).
@@ -73,4 +290,13 @@ impl Intake {
         }
         Ok(undelisted)
     }
+}
+
+/// The 403 of a key whose file does not hold it.
+fn refused(ping: &Ping, why: Option<&str>) -> ApiError {
+    let why = why.map(|why| format!(": {why}")).unwrap_or_default();
+    ApiError::Forbidden(format!(
+        "the key is not valid for {}: {} must hold exactly the key{why}",
+        ping.host, ping.key_url
+    ))
 }

@@ -81,6 +81,10 @@ pub struct FetchSettings {
     pub ca_certs: Vec<rustls::pki_types::CertificateDer<'static>>,
     /// Per-host headers.
     pub credentials: Credentials,
+    /// The hosts' turns. Settings cloned from one another share them, so the fetchers built
+    /// from them (a serving process's crawl and its IndexNow key reads) take turns at a host
+    /// together: one request at a time, spaced by the host delay.
+    pub hosts: Arc<HostScheduler>,
 }
 
 /// Where cached responses are kept: policies in the store, bodies in the blob store.
@@ -156,7 +160,7 @@ pub struct Fetcher {
     settings: FetchSettings,
     tls: rustls::ClientConfig,
     resolver: GuardedResolver,
-    scheduler: HostScheduler,
+    scheduler: Arc<HostScheduler>,
     robots: Mutex<HashMap<String, Arc<OnceCell<RobotsOutcome>>>>,
     cache: Option<HttpCache>,
     /// Hosts that asked for a wait over [`FetchSettings::max_retry_after`]: left for the next
@@ -173,11 +177,12 @@ impl Fetcher {
             Arc::new(Overrides::new(&settings.resolve)),
             settings.allow_private,
         );
+        let scheduler = Arc::clone(&settings.hosts);
         Ok(Fetcher {
             settings,
             tls,
             resolver,
-            scheduler: HostScheduler::new(),
+            scheduler,
             robots: Mutex::new(HashMap::new()),
             cache,
             left_hosts: Mutex::new(HashMap::new()),
