@@ -91,7 +91,13 @@ pub(crate) fn run(
             store: Arc::clone(&directory.store),
             blobs: directory.blobs.clone(),
         };
-        let prober = CrawlerProber::new(fetch, Some(cache)).map_err(|message| {
+        let probe_config = CrawlConfig {
+            fetch,
+            concurrency: 1,
+            prefetch_files: args.prefetch_files,
+            keep_report_lines: false,
+        };
+        let prober = CrawlerProber::new(probe_config, cache).map_err(|message| {
             usage(anyhow::anyhow!("cannot set up the fetch layer: {message}"))
         })?;
         state.set_prober(Arc::new(prober));

@@ -48,6 +48,36 @@ pub enum KeyCheck {
 pub trait Prober: Send + Sync + std::fmt::Debug {
     /// Reads the IndexNow key file at `key_url` and says whether its body is `key`.
     fn check_key(&self, key_url: Url, key: String) -> BoxFuture<'static, KeyCheck>;
+
+    /// Crawls `target` (a seed line the frontier holds) once, now, storing what it finds as
+    /// any crawl does; the error says why it could not run.
+    fn probe(&self, target: String) -> BoxFuture<'static, Result<(), String>>;
+
+    /// True when the fetch layer may reach private and reserved addresses
+    /// (`--allow-private`): then IP addresses and `localhost` may be submitted.
+    fn allows_private(&self) -> bool;
+}
+
+/// How long a submission waits for its probe before it is answered without the report (the
+/// probe goes on; the domain's page shows the report once it lands). Under the server's
+/// request timeout.
+pub(crate) const PROBE_WAIT: Duration = Duration::from_secs(8);
+
+/// What a submission came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Submitted {
+    /// The probe ran: the domain's status is stored (its report is the answer); `kept` is
+    /// false when it publishes nothing and left the frontier.
+    Probed {
+        /// The domain.
+        domain: String,
+        /// Whether the frontier keeps it.
+        kept: bool,
+    },
+    /// The probe runs on past [`PROBE_WAIT`].
+    Probing(String),
+    /// The domain is delisted: accepted, nothing crawled.
+    Delisted(String),
 }
 
 /// What an accepted recrawl request or ping did.
@@ -146,7 +176,7 @@ impl Intake {
                     domain: domain.to_owned(),
                     target: target.to_string(),
                     added_as: AddedAs::Submitted,
-                    source: Some("indexnow".to_owned()),
+                    source: None,
                     rank: None,
                 },
                 true,
@@ -178,6 +208,100 @@ impl Intake {
             at,
             added,
         })
+    }
+
+    /// A submission (`POST /v1/domains`, the "Add your site" form): `raw` must name a public
+    /// site by its DNS name (an IP address or `localhost` only with `--allow-private`; where
+    /// a name resolves, the fetch layer checks). It is added to the frontier as `submitted`,
+    /// probed at once, and kept only if the probe read an index. A domain the frontier holds
+    /// is probed again, under its recrawl budget. The caller's budget is the recrawls'.
+    pub(crate) async fn submit(&self, client: IpAddr, raw: &str) -> Result<Submitted, ApiError> {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            return Err(ApiError::InvalidBody("domain: missing".to_owned()));
+        }
+        let with_scheme = if raw.contains("://") {
+            raw.to_owned()
+        } else {
+            format!("https://{raw}")
+        };
+        let target = SeedTarget::parse(&with_scheme).map_err(ApiError::InvalidBody)?;
+        if target.mcp_endpoint().is_some() {
+            return Err(ApiError::InvalidBody(
+                "domain: submit a site; an MCP endpoint is added by the directory's operator"
+                    .to_owned(),
+            ));
+        }
+        let Some(prober) = self.prober.get().cloned() else {
+            return Err(ApiError::Internal(
+                "no prober: this server cannot probe sites".to_owned(),
+            ));
+        };
+        if let Some(why) = target.not_public()
+            && !prober.allows_private()
+        {
+            return Err(ApiError::Unprocessable(format!(
+                "{}: {why}; submit a site by its domain name",
+                target.domain()
+            )));
+        }
+        let domain = target.domain().to_string();
+        let entry = self.frontier.entry(&domain).await?;
+        if entry.as_ref().is_some_and(|entry| entry.delisted.is_some()) {
+            tracing::info!(%domain, "submission of a delisted domain: nothing crawled");
+            return Ok(Submitted::Delisted(domain));
+        }
+        self.budgets.client_request(client)?;
+        let crawl = match &entry {
+            Some(entry) => {
+                self.budgets.recrawl(&domain)?;
+                entry.target.clone()
+            }
+            None => target.to_string(),
+        };
+        let known = entry.is_some();
+        if let Refresh::Delisted(_) = self.refresh(&domain, entry, Some(&target)).await? {
+            return Ok(Submitted::Delisted(domain));
+        }
+        let intake = self.clone();
+        let task_domain = domain.clone();
+        let probe = tokio::spawn(async move {
+            let probed = prober.probe(crawl).await;
+            intake.changed.notify_one();
+            if let Err(why) = probed {
+                tracing::warn!(domain = %task_domain, %why, "the probe of a submission failed");
+            }
+            intake.keep_if_publishing(&task_domain, known).await
+        });
+        match tokio::time::timeout(PROBE_WAIT, probe).await {
+            Ok(Ok(kept)) => Ok(Submitted::Probed {
+                domain,
+                kept: kept?,
+            }),
+            Ok(Err(error)) => Err(ApiError::Internal(format!("the probe failed: {error}"))),
+            Err(_) => Ok(Submitted::Probing(domain)),
+        }
+    }
+
+    /// After a submission's probe: a new domain that publishes nothing (no index read)
+    /// leaves the frontier (its status stays, for its report); returns whether it is kept.
+    async fn keep_if_publishing(&self, domain: &str, known: bool) -> Result<bool, ApiError> {
+        if known {
+            return Ok(true);
+        }
+        let parsed: formats::Domain = domain.parse().map_err(|_| {
+            ApiError::Internal(format!("a stored domain {domain:?} does not parse"))
+        })?;
+        let publishes = self
+            .store
+            .domain(&parsed)
+            .await?
+            .is_some_and(|status| status.outcome == store::Outcome::Ok);
+        if !publishes {
+            self.frontier.remove(vec![domain.to_owned()]).await?;
+            tracing::info!(%domain, "submitted domain publishes nothing: not kept");
+        }
+        Ok(publishes)
     }
 
     /// An IndexNow ping, read already: spends the budgets, checks the key (read once per

@@ -44,7 +44,7 @@ pub(crate) fn router(state: AppState) -> Router {
             "/v1/skills/{domain}/{name}/files/{*path}",
             get(skills::file),
         )
-        .route("/v1/domains", get(domains::list))
+        .route("/v1/domains", get(domains::list).post(publish::submit))
         .route("/v1/domains/{domain}", get(domains::one))
         .route("/v1/changes", get(changes::changes))
         .route(
@@ -58,7 +58,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/", get(web::home))
         .route("/search", get(web::search_redirect))
         .route("/skill/{domain}/{name}", get(web::skill))
-        .route("/domains", get(web::domains))
+        .route("/domains", get(web::domains).post(web::submit_form))
         .route("/domains/{domain}", get(web::domain))
         .route("/assets/{file}", get(web::asset))
         // Before the layers: it replaces each route's 405 fallback, which the layers wrap
@@ -103,6 +103,7 @@ pub(crate) fn router(state: AppState) -> Router {
     // a browser can ping; IndexNow bodies up to 10,000 URLs.
     let publishers = Router::new()
         .route("/v1/domains/{domain}/recrawl", post(publish::recrawl))
+        .route("/domains/{domain}/recrawl", post(web::recrawl_form))
         .route("/indexnow", get(publish::ping_get).post(publish::ping_post))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(indexnow::MAX_BODY_BYTES))

@@ -402,3 +402,186 @@ async fn a_ping_makes_a_change_searchable_and_bad_pings_get_the_protocol_answers
     drop(running);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Starts `serve --crawl` over the web in `dir` with `seeds` (no background round is due
+/// for an hour after the first).
+fn serve_over(dir: &Path, seeds: &str, port: u16, extra: &[&str]) -> Running {
+    let seeds_file = dir.join("seeds.txt");
+    std::fs::write(&seeds_file, seeds).unwrap();
+    let resolve = format!("*.test=127.0.0.1:{port}");
+    let data = dir.join("data");
+    let mut args = vec![
+        "--data",
+        data.to_str().unwrap(),
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--crawl",
+        "--seeds",
+        seeds_file.to_str().unwrap(),
+        "--crawl-every",
+        "1h",
+        "--resolve",
+        &resolve,
+        "--host-delay-ms",
+        "0",
+    ];
+    args.extend_from_slice(extra);
+    let args: Vec<String> = args.into_iter().map(str::to_owned).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Running::start(&args, "listening on")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submitted_site_is_probed_at_once_and_kept_only_if_it_publishes() {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("submit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let web = dir.join("web");
+    write_web(&web);
+    // A site with nothing at the well-known paths.
+    std::fs::create_dir_all(web.join("empty.test")).unwrap();
+    std::fs::write(web.join("empty.test/index.html"), "<h1>hello</h1>").unwrap();
+    let server = start_web(web.clone()).await;
+    let running = serve_over(&dir, "http://pub.test\n", server.port(), &[]);
+    let addr = running.addr;
+    let submit = |domain: &str| {
+        request(
+            addr,
+            "POST",
+            "/v1/domains",
+            Some(&serde_json::json!({ "domain": domain }).to_string()),
+        )
+    };
+
+    // A site that publishes: 202 with its report, kept as submitted, searchable.
+    // (The fixtures speak plain HTTP: submitted with the scheme; a bare name means https.)
+    let (status, _, body) = submit("http://new.test");
+    assert_eq!(status, 202, "{body}");
+    let answer = json(&body);
+    assert_eq!(answer["domain"], "new.test");
+    assert_eq!(answer["outcome"], "ok", "{body}");
+    assert_eq!(answer["state"], "submitted");
+    assert!(answer["health"]["score"].is_u64(), "{body}");
+    let found = tokio::task::spawn_blocking(move || {
+        search_until(addr, "orchards", Duration::from_secs(10), |answer| {
+            total(answer) == 1
+        })
+    })
+    .await
+    .unwrap();
+    assert!(found.is_some());
+
+    // A site that publishes nothing: its report, and it is not kept.
+    let (status, _, body) = submit("http://empty.test");
+    assert_eq!(status, 202, "{body}");
+    let answer = json(&body);
+    assert_eq!(answer["outcome"], "not_found", "{body}");
+    assert!(answer["state"].is_null(), "{body}");
+
+    // Refused before anything is fetched: IP addresses, localhost, what is not a host.
+    server.clear_hits();
+    for (domain, expected) in [
+        ("127.0.0.1", 422),
+        ("10.0.0.8", 422),
+        ("[::1]", 422),
+        ("localhost", 422),
+        ("app.localhost", 422),
+        ("not a host", 400),
+        ("", 400),
+    ] {
+        let (status, _, body) = submit(domain);
+        assert_eq!(status, expected, "{domain}: {body}");
+    }
+    assert_eq!(request(addr, "POST", "/v1/domains", Some("{")).0, 400);
+    assert!(server.hits().is_empty());
+
+    // The form: a redirect to the site's page, which says what happened (no script).
+    let (status, head, _) = request_form(addr, "/domains", "domain=http%3A%2F%2Fhtml.test");
+    assert_eq!(status, 303, "{head}");
+    assert!(
+        head.contains("location: /domains/html.test?submitted=kept"),
+        "{head}"
+    );
+    let (status, _, page) = request(addr, "GET", "/domains/html.test?submitted=kept", None);
+    assert_eq!(status, 200);
+    assert!(page.contains("is now listed"));
+    assert!(page.contains("Recrawl now"));
+    let (_, _, page) = request(addr, "GET", "/domains", None);
+    assert!(page.contains("Add your site"));
+
+    // "Recrawl now" as a plain form: a redirect with the outcome; at once again: 429.
+    let (status, head, _) = request_form(addr, "/domains/pub.test/recrawl", "");
+    assert_eq!(status, 303, "{head}");
+    assert!(
+        head.contains("location: /domains/pub.test?recrawl=due"),
+        "{head}"
+    );
+    let (status, head, page) = request_form(addr, "/domains/pub.test/recrawl", "");
+    assert_eq!(status, 429, "{head}");
+    assert!(head.contains("retry-after:"), "{head}");
+    assert!(page.contains("retry in"), "{page}");
+
+    drop(running);
+
+    // A delisted domain's submission is accepted, and nothing is crawled.
+    let data = dir.join("data");
+    let output = crate::util::skillscout(
+        &dir,
+        &[
+            "--data",
+            data.to_str().unwrap(),
+            "delist",
+            "html.test",
+            "--reason",
+            "spam",
+        ],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        crate::util::stderr(&output)
+    );
+    let running = serve_over(&dir, "http://pub.test\n", server.port(), &[]);
+    let addr = running.addr;
+    std::thread::sleep(Duration::from_millis(500));
+    server.clear_hits();
+    let (status, _, body) = request(
+        addr,
+        "POST",
+        "/v1/domains",
+        Some(r#"{"domain": "html.test"}"#),
+    );
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(json(&body)["state"], "delisted");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(server.hits_for("html.test").is_empty());
+    drop(running);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A form post.
+fn request_form(addr: SocketAddr, path: &str, body: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_owned(), body.to_owned())
+}

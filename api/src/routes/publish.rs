@@ -5,11 +5,9 @@
 //! through the intake; what they say is never trusted about content: a ping only makes a
 //! domain due, and the crawl reads what there is.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{Extensions, StatusCode};
 use axum::response::{IntoResponse, Response};
 use formats::Domain;
@@ -17,19 +15,10 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::error::ApiError;
-use crate::extract::ApiPath;
+use crate::extract::{ApiPath, client_address};
 use crate::intake::indexnow::read_ping;
-use crate::intake::{PingOutcome, Refresh};
+use crate::intake::{PingOutcome, Refresh, Submitted};
 use crate::state::AppState;
-
-/// The caller's address: the peer of the connection (every request of a server started with
-/// `api::serve` has one). Requests without one share one budget.
-pub(crate) fn client_address(extensions: &Extensions) -> IpAddr {
-    extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(peer)| peer.ip())
-        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED))
-}
 
 /// What a recrawl request, a submission or a ping made due.
 #[derive(Debug, Serialize)]
@@ -91,6 +80,78 @@ pub(crate) async fn recrawl(
         .recrawl(client_address(&extensions), domain.as_str())
         .await?;
     Ok((StatusCode::ACCEPTED, Json(RefreshView::of(&state, refresh))))
+}
+
+/// The body of `POST /v1/domains`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct SubmitBody {
+    domain: String,
+}
+
+/// What a submission whose report is not there (yet) says.
+#[derive(Debug, Serialize)]
+struct SubmitPending {
+    domain: String,
+    /// `probing` (the probe runs on: the report lands at `status_url`) or `delisted`.
+    state: &'static str,
+    status_url: String,
+}
+
+/// `POST /v1/domains` `{"domain"}`: a submission, probed at once. 202 with the domain's
+/// status and health report (as `GET /v1/domains/{domain}`: its `state` is `null` when it
+/// publishes nothing and was not kept), or, while the probe runs on, where to find it; 400
+/// for what is not a domain, 422 for an IP address or `localhost`, 429 past the budgets.
+pub(crate) async fn submit(
+    State(state): State<AppState>,
+    extensions: Extensions,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Response, ApiError> {
+    let body = body?;
+    let body: SubmitBody = serde_json::from_slice(&body)
+        .map_err(|error| ApiError::InvalidBody(format!("expected {{\"domain\"}}: {error}")))?;
+    let submitted = state
+        .intake()
+        .submit(client_address(&extensions), &body.domain)
+        .await?;
+    submission_answer(&state, submitted).await
+}
+
+/// The answer to a submission.
+async fn submission_answer(state: &AppState, submitted: Submitted) -> Result<Response, ApiError> {
+    let (domain, view_state) = match submitted {
+        Submitted::Probed { domain, .. } => {
+            let parsed = path_domain(&domain)?;
+            let answer = state
+                .directory()
+                .ask(move |directory| directory.domain(indexer::Caller::Anonymous, &parsed))
+                .await;
+            match answer {
+                Ok(answer) => {
+                    return Ok((StatusCode::ACCEPTED, Json(answer.detail)).into_response());
+                }
+                // The probe stored nothing (it could not run): said as pending.
+                Err(ApiError::NotFound(_)) => (domain, "probing"),
+                Err(error) => return Err(error),
+            }
+        }
+        Submitted::Probing(domain) => (domain, "probing"),
+        Submitted::Delisted(domain) => (domain, "delisted"),
+    };
+    let status_url = state
+        .config()
+        .public_url
+        .join(&format!("v1/domains/{domain}"))
+        .map(|url| url.to_string())
+        .unwrap_or_default();
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(SubmitPending {
+            domain,
+            state: view_state,
+            status_url,
+        }),
+    )
+        .into_response())
 }
 
 /// The query of `GET /indexnow`.
