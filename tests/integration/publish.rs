@@ -585,3 +585,109 @@ fn request_form(addr: SocketAddr, path: &str, body: &str) -> (u16, String, Strin
         .unwrap_or(0);
     (status, head.to_owned(), body.to_owned())
 }
+
+/// `seeds import-directory` reads every page of another directory's domain list and adds its
+/// domains as `imported`, with the directory as their source; known and delisted domains are
+/// left as they are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_starts_from_another_directorys_domains() {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("import-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let web = dir.join("web");
+    write_web(&web);
+    let mut seeds = String::new();
+    // More than one page of 100.
+    for n in 0..130 {
+        seeds.push_str(&format!("http://h{n:03}.test\n"));
+    }
+    seeds.push_str("http://pub.test\n");
+    let server = start_web(web.clone()).await;
+    let running = serve_over(&dir, &seeds, server.port(), &[]);
+    let addr = running.addr;
+    // Every seed crawled (most publish nothing; they are listed all the same).
+    let started = Instant::now();
+    loop {
+        let (_, _, body) = request(addr, "GET", "/v1/domains?limit=100", None);
+        let answer = json(&body);
+        if answer["domains"].as_array().is_some_and(|d| d.len() == 100)
+            && answer["crawl"]["running"] == false
+        {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{body}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    let other = dir.join("other");
+    let resolve = format!("dir.test={addr}");
+    let import = |extra: &[&str]| {
+        let mut args = vec![
+            "--data",
+            other.to_str().unwrap(),
+            "seeds",
+            "import-directory",
+            "http://dir.test/",
+            "--resolve",
+            &resolve,
+            "--host-delay-ms",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        crate::util::skillscout(&dir, &args)
+    };
+    let output = import(&[]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        crate::util::stderr(&output)
+    );
+    let said = crate::util::stdout(&output);
+    assert!(
+        said.starts_with("131 domains read in 2 pages: 131 new"),
+        "{said}"
+    );
+    let listed = crate::util::skillscout(
+        &dir,
+        &["--data", other.to_str().unwrap(), "seeds", "list", "--json"],
+    );
+    let entries: Vec<serde_json::Value> = crate::util::stdout(&listed)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(entries.len(), 131);
+    for entry in &entries {
+        assert_eq!(entry["added_as"], "imported", "{entry}");
+        assert_eq!(entry["source"], "http://dir.test/", "{entry}");
+    }
+    assert!(
+        entries
+            .iter()
+            .any(|entry| entry["target"] == "http://pub.test")
+    );
+    // Read again: nothing new.
+    let output = import(&[]);
+    assert!(crate::util::stdout(&output).contains("0 new, 0 updated, 131 unchanged"));
+    // Not a directory: an error, nothing added.
+    let output = crate::util::skillscout(
+        &dir,
+        &[
+            "--data",
+            other.to_str().unwrap(),
+            "seeds",
+            "import-directory",
+            "http://pub.test/",
+            "--resolve",
+            &format!("pub.test=127.0.0.1:{}", server.port()),
+        ],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        crate::util::stderr(&output)
+    );
+    drop(running);
+    let _ = std::fs::remove_dir_all(&dir);
+}
