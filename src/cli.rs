@@ -132,6 +132,33 @@ pub(crate) enum SeedsCommand {
     /// Removes domains from the frontier (their skills stay until they are delisted or
     /// crawled again). Delisted domains stay on the deny list: `undelist` them first.
     Remove(SeedsRemoveArgs),
+    /// Adds the domains another skillscout directory lists (every page of its
+    /// `GET /v1/domains`) to the frontier as `imported`, with the directory as their source,
+    /// so a new directory can start from an existing one. Known domains keep their schedule
+    /// and state; delisted ones stay delisted.
+    ImportDirectory(SeedsImportArgs),
+}
+
+/// Arguments of `skillscout seeds import-directory`.
+#[derive(Debug, Args)]
+pub(crate) struct SeedsImportArgs {
+    /// The other directory's address (`https://directory.example/`), or its
+    /// `/v1/domains` URL.
+    #[arg(value_name = "URL")]
+    pub(crate) url: Url,
+
+    /// Reads at most this many pages of 100 domains.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub(crate) max_pages: usize,
+
+    /// How to reach the other directory (`--allow-private` also adds IP addresses and
+    /// `localhost` it lists, which are skipped by default).
+    #[command(flatten)]
+    pub(crate) fetch: FetchArgs,
+
+    /// Reaching a server that holds the data directory.
+    #[command(flatten)]
+    pub(crate) admin: AdminArgs,
 }
 
 /// Arguments of `skillscout seeds add`.

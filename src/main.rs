@@ -8,6 +8,7 @@ mod export;
 mod fetch_args;
 mod frontdoor;
 mod progress;
+mod publish;
 mod report;
 mod search;
 mod seeds;
@@ -145,6 +146,9 @@ fn main() -> ExitCode {
                 SeedsCommand::Add(args) => seeds::add(&cli.data, store, None, args),
                 SeedsCommand::List(args) => seeds::list(&cli.data, store, None, args),
                 SeedsCommand::Remove(args) => seeds::remove(&cli.data, store, None, args),
+                SeedsCommand::ImportDirectory(args) => {
+                    seeds::import_directory(&cli.data, store, None, args)
+                }
             }
         }
         Command::Delist(args) => semantic_model(cli.semantic_model.as_deref())

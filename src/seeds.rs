@@ -14,7 +14,9 @@ use anyhow::Context as _;
 use formats::seeds::{SeedLine, display_domain, parse_line};
 use store::{AddMode, AddStats, AddedAs, FrontierEntry, ListFilter, NewTarget};
 
-use crate::cli::{DelistArgs, SeedsAddArgs, SeedsListArgs, SeedsRemoveArgs, UndelistArgs};
+use crate::cli::{
+    DelistArgs, SeedsAddArgs, SeedsImportArgs, SeedsListArgs, SeedsRemoveArgs, UndelistArgs,
+};
 use crate::frontdoor::Frontdoor;
 use crate::{ExitStatus, usage};
 
@@ -172,6 +174,150 @@ pub(crate) fn add(
     writeln!(
         stdout,
         "{} new, {} updated, {} unchanged, {} delisted (skipped); {bad} bad line{plural} skipped",
+        stats.added, stats.updated, stats.unchanged, stats.delisted,
+    )
+    .context("cannot write to stdout")?;
+    Ok(ExitStatus::Success)
+}
+
+/// The largest page of another directory's domain list read.
+const MAX_DIRECTORY_PAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// One page of another directory's `GET /v1/domains`: what the import reads of it.
+#[derive(Debug, serde::Deserialize)]
+struct DirectoryPage {
+    domains: Vec<DirectoryDomain>,
+    #[serde(default)]
+    next_cursor: Option<String>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct DirectoryDomain {
+    domain: String,
+    #[serde(default)]
+    origin: Option<String>,
+    #[serde(default)]
+    state: Option<String>,
+}
+
+/// `skillscout seeds import-directory URL`: every page of another directory's domain list,
+/// read through the crawler's fetch layer (the address guard, robots.txt, the host delay),
+/// added as `imported` a page at a time.
+pub(crate) fn import_directory(
+    data: &Path,
+    location: Option<&str>,
+    model: Option<Arc<dyn indexer::Embed>>,
+    args: &SeedsImportArgs,
+) -> anyhow::Result<ExitStatus> {
+    let list_url = if args
+        .url
+        .path()
+        .trim_end_matches('/')
+        .ends_with("/v1/domains")
+    {
+        args.url.clone()
+    } else {
+        let mut base = args.url.clone();
+        if !base.path().ends_with('/') {
+            base.set_path(&format!("{}/", base.path()));
+        }
+        base.join("v1/domains")
+            .map_err(|error| usage(anyhow::anyhow!("{}: {error}", args.url)))?
+    };
+    let source = args.url.to_string();
+    let settings = args.fetch.settings()?;
+    let allow_private = settings.allow_private;
+    let fetcher = crawler::fetch::Fetcher::new(settings, None)
+        .map_err(|message| usage(anyhow::anyhow!("{message}")))?;
+    let door = Frontdoor::open(data, location, &args.admin, model)?;
+    let runtime = crate::serve::runtime()?;
+    let mut stats = AddStats::default();
+    let (mut read, mut skipped, mut pages) = (0u64, 0u64, 0usize);
+    let mut cursor: Option<String> = None;
+    loop {
+        if pages == args.max_pages {
+            tracing::warn!(
+                pages,
+                "--max-pages reached; the rest of the list is not read"
+            );
+            break;
+        }
+        let mut url = list_url.clone();
+        url.query_pairs_mut().clear().append_pair("limit", "100");
+        if let Some(cursor) = &cursor {
+            url.query_pairs_mut().append_pair("cursor", cursor);
+        }
+        let body = runtime.block_on(async {
+            let mut session = fetcher
+                .session()
+                .map_err(|message| anyhow::anyhow!("{message}"))?;
+            let robots = session.robots(&url).await;
+            if let Some(failure) = robots.failure {
+                anyhow::bail!("{}", failure.message);
+            }
+            let path = format!("{}?{}", url.path(), url.query().unwrap_or_default());
+            if !robots.policy.allows(&path) {
+                anyhow::bail!(
+                    "robots.txt of {} disallows {path}",
+                    url.origin().ascii_serialization()
+                );
+            }
+            session
+                .get(
+                    &url,
+                    crawler::fetch::BodyLimit::Fail(MAX_DIRECTORY_PAGE_BYTES),
+                )
+                .await
+                .map(|response| response.body)
+                .map_err(|failure| anyhow::anyhow!("{url}: {} ({})", failure.message, failure.code))
+        })?;
+        let page: DirectoryPage = serde_json::from_slice(&body)
+            .with_context(|| format!("{url} is not a skillscout domain list"))?;
+        pages += 1;
+        let mut targets = Vec::with_capacity(page.domains.len());
+        for listed in &page.domains {
+            read += 1;
+            if listed.state.as_deref() == Some("delisted") {
+                skipped += 1;
+                continue;
+            }
+            let raw = listed.origin.as_deref().unwrap_or(&listed.domain);
+            let target = match formats::seeds::SeedTarget::parse(raw) {
+                Ok(target) => target,
+                Err(message) => {
+                    tracing::warn!(%message, "skipped a listed domain");
+                    skipped += 1;
+                    continue;
+                }
+            };
+            if !allow_private && let Some(why) = target.not_public() {
+                tracing::warn!(domain = %target.domain(), why, "skipped (--allow-private adds it)");
+                skipped += 1;
+                continue;
+            }
+            targets.push(NewTarget {
+                domain: target.domain().to_string(),
+                target: target.to_string(),
+                added_as: AddedAs::Imported,
+                source: Some(source.clone()),
+                rank: None,
+            });
+        }
+        if !targets.is_empty() {
+            stats.add(door.add(targets, AddMode::Keep)?);
+        }
+        match page.next_cursor {
+            Some(next) if !page.domains.is_empty() && cursor.as_deref() != Some(next.as_str()) => {
+                cursor = Some(next);
+            }
+            _ => break,
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    writeln!(
+        stdout,
+        "{read} domains read in {pages} pages: {} new, {} updated, {} unchanged, {} delisted \
+         (skipped); {skipped} skipped",
         stats.added, stats.updated, stats.unchanged, stats.delisted,
     )
     .context("cannot write to stdout")?;

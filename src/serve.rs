@@ -12,6 +12,7 @@ use anyhow::Context;
 use api::{AppState, CrawlProgress, ServeConfig, Tokens};
 use crawler::crawl::feed::DEFAULT_LEASE;
 use crawler::crawl::{CrawlConfig, CrawlObserver, CrawlReport, DomainReport, Feed, Source};
+use crawler::fetch::HttpCache;
 use indexer::{Index, IndexConfig, IndexWriterHandle, SearchIndex};
 use store::blobs::Blobs;
 use store::{AddMode, AddStats, AddedAs, NewTarget, Schedule, Store};
@@ -21,6 +22,7 @@ use tokio::sync::{Notify, watch};
 use crate::cli::ServeArgs;
 use crate::crawl::{open_data, worker_name};
 use crate::frontdoor::{ServeFile, ServeFileGuard};
+use crate::publish::CrawlerProber;
 use crate::seeds::{ADD_PAGE, SeedReader};
 use crate::{ExitStatus, usage};
 
@@ -34,6 +36,9 @@ pub(crate) fn run(
     if args.max_in_flight == 0 {
         return Err(usage(anyhow::anyhow!("--max-in-flight must be at least 1")));
     }
+    // One set of fetch settings, so that the background crawl and the key reads share the
+    // hosts' turns.
+    let fetch = args.fetch.settings()?;
     let background = if args.crawl {
         if args.concurrency == 0 {
             return Err(usage(anyhow::anyhow!("--concurrency must be at least 1")));
@@ -43,7 +48,7 @@ pub(crate) fn run(
             None => None,
         };
         let config = CrawlConfig {
-            fetch: args.fetch.settings()?,
+            fetch: fetch.clone(),
             concurrency: args.concurrency,
             prefetch_files: args.prefetch_files,
             // The server shows the sums; a crawl of many domains keeps no line.
@@ -82,6 +87,20 @@ pub(crate) fn run(
             args.max_in_flight,
             args.crawl_every,
         )?;
+        let cache = HttpCache {
+            store: Arc::clone(&directory.store),
+            blobs: directory.blobs.clone(),
+        };
+        let probe_config = CrawlConfig {
+            fetch,
+            concurrency: 1,
+            prefetch_files: args.prefetch_files,
+            keep_report_lines: false,
+        };
+        let prober = CrawlerProber::new(probe_config, cache).map_err(|message| {
+            usage(anyhow::anyhow!("cannot set up the fetch layer: {message}"))
+        })?;
+        state.set_prober(Arc::new(prober));
         // Commands that change the frontier find this server here while it holds the
         // embedded store.
         let _serve_file = write_serve_file(data, location, &listener, &state)?;

@@ -49,6 +49,22 @@ pub enum ApiError {
     /// The request body is over the limit (`ServeConfig::max_body_bytes`).
     #[error("request body is too large")]
     PayloadTooLarge,
+    /// The request proves nothing it must (an IndexNow key the host does not publish).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The request is well formed but names what it may not (IndexNow: URLs of another
+    /// host, a key not of the protocol's form).
+    #[error("{0}")]
+    Unprocessable(String),
+    /// The caller, the domain or the host has used its budget: retry after the
+    /// `Retry-After` seconds.
+    #[error("{message}")]
+    TooManyRequests {
+        /// What was refused, and whose budget it was.
+        message: String,
+        /// When the next request would pass.
+        retry_after: Duration,
+    },
     /// The server did not answer in time; retry later.
     #[error("the request took longer than {} ms", .0.as_millis())]
     Timeout(Duration),
@@ -93,6 +109,11 @@ impl ApiError {
             ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
             ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
+            ApiError::Unprocessable(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unprocessable"),
+            ApiError::TooManyRequests { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, "too_many_requests")
+            }
             ApiError::Timeout(_) => (StatusCode::SERVICE_UNAVAILABLE, "timeout"),
             ApiError::Overloaded => (StatusCode::SERVICE_UNAVAILABLE, "overloaded"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error"),
@@ -162,6 +183,13 @@ impl IntoResponse for ApiError {
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static(BEARER_CHALLENGE),
             );
+        }
+        if let ApiError::TooManyRequests { retry_after, .. } = &self {
+            // Whole seconds, rounded up: a client that waits this long passes.
+            let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
         }
         if matches!(self, ApiError::Overloaded) {
             response

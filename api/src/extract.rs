@@ -255,6 +255,15 @@ impl Params {
     }
 }
 
+/// The caller's address: the peer of the connection (every request of a server started with
+/// `api::serve` has one). Requests without one share one budget.
+pub(crate) fn client_address(extensions: &axum::http::Extensions) -> std::net::IpAddr {
+    extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|axum::extract::ConnectInfo(peer)| peer.ip())
+        .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

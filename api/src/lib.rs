@@ -82,6 +82,8 @@ use tokio::net::TcpListener;
 pub use auth::{RELOAD_CHECK, Tokens};
 pub use directory::health_of;
 pub use error::ApiError;
+pub use intake::budget::BudgetConfig;
+pub use intake::{KEY_CHECK_WAIT, KeyCheck, Prober};
 
 pub use progress::CrawlProgress;
 pub use state::{
@@ -121,7 +123,8 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = router(state);
+    // The peer's address is each caller's key in the publishers' budgets.
+    let app = router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await

@@ -16,7 +16,8 @@ use tower_http::cors::{Any, CorsLayer};
 use tower_http::trace::TraceLayer;
 
 use crate::error::{ApiError, shorten};
-use crate::routes::{admin, changes, domains, health, mirror, search, sharing, skills};
+use crate::intake::indexnow;
+use crate::routes::{admin, changes, domains, health, mirror, publish, search, sharing, skills};
 use crate::state::{AppState, MAX_STREAM_HOLD, WorkPermit};
 use crate::{caching, export, mcp, metrics, rpc, web};
 
@@ -43,7 +44,7 @@ pub(crate) fn router(state: AppState) -> Router {
             "/v1/skills/{domain}/{name}/files/{*path}",
             get(skills::file),
         )
-        .route("/v1/domains", get(domains::list))
+        .route("/v1/domains", get(domains::list).post(publish::submit))
         .route("/v1/domains/{domain}", get(domains::one))
         .route("/v1/changes", get(changes::changes))
         .route(
@@ -57,7 +58,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/", get(web::home))
         .route("/search", get(web::search_redirect))
         .route("/skill/{domain}/{name}", get(web::skill))
-        .route("/domains", get(web::domains))
+        .route("/domains", get(web::domains).post(web::submit_form))
         .route("/domains/{domain}", get(web::domain))
         .route("/assets/{file}", get(web::asset))
         // Before the layers: it replaces each route's 405 fallback, which the layers wrap
@@ -98,8 +99,24 @@ pub(crate) fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(ADMIN_BODY_BYTES));
 
+    // The publishers' writes: anonymous, budgeted; CORS so that a publisher's own tooling in
+    // a browser can ping; IndexNow bodies up to 10,000 URLs.
+    let publishers = Router::new()
+        .route("/v1/domains/{domain}/recrawl", post(publish::recrawl))
+        .route("/domains/{domain}/recrawl", post(web::recrawl_form))
+        .route("/indexnow", get(publish::ping_get).post(publish::ping_post))
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(indexnow::MAX_BODY_BYTES))
+        .layer(
+            CorsLayer::new()
+                .allow_origin(Any)
+                .allow_methods([Method::GET, Method::POST])
+                .allow_headers([axum::http::header::CONTENT_TYPE]),
+        );
+
     reads
         .merge(streams)
+        .merge(publishers)
         .merge(rpc)
         .merge(admin)
         .merge(mcp)

@@ -13,7 +13,8 @@ use crate::access::Policy;
 use crate::auth::Tokens;
 use crate::directory::Directory;
 use crate::directory::urls::Urls;
-use crate::intake::Intake;
+use crate::intake::budget::BudgetConfig;
+use crate::intake::{Intake, Prober};
 use crate::metrics::Metrics;
 use crate::progress::CrawlProgress;
 
@@ -52,6 +53,8 @@ pub struct ServeConfig {
     pub recrawl_every: Option<Duration>,
     /// The tokens of the admin API (`/admin/v1/…`); `None` turns it off.
     pub admin_tokens: Option<Tokens>,
+    /// The publishers' budgets: recrawl requests, submissions and IndexNow pings.
+    pub budgets: BudgetConfig,
 }
 
 impl Default for ServeConfig {
@@ -65,6 +68,7 @@ impl Default for ServeConfig {
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             recrawl_every: None,
             admin_tokens: None,
+            budgets: BudgetConfig::default(),
         }
     }
 }
@@ -106,7 +110,7 @@ impl AppState {
         config: ServeConfig,
     ) -> AppState {
         let work = Arc::new(tokio::sync::Semaphore::new(config.max_in_flight.max(1)));
-        let intake = Intake::new(store.frontier().clone());
+        let intake = Intake::new(Arc::clone(&store), config.budgets);
         let directory = Directory::new(
             index,
             store,
@@ -125,6 +129,12 @@ impl AppState {
                 config,
             }),
         }
+    }
+
+    /// Gives the server what reads publishers' sites (IndexNow key files), which the binary
+    /// builds over the crawler's fetch layer; false when it had one already (kept).
+    pub fn set_prober(&self, prober: Arc<dyn Prober>) -> bool {
+        self.inner.intake.set_prober(prober)
     }
 
     /// Takes a permit to serve one request, or `None` when the server is at its work limit.

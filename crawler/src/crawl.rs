@@ -81,6 +81,7 @@ impl Default for FetchSettings {
             allow_private: false,
             ca_certs: Vec::new(),
             credentials: Credentials::default(),
+            hosts: Arc::new(crate::politeness::HostScheduler::new()),
         }
     }
 }

@@ -81,6 +81,10 @@ pub struct FetchSettings {
     pub ca_certs: Vec<rustls::pki_types::CertificateDer<'static>>,
     /// Per-host headers.
     pub credentials: Credentials,
+    /// The hosts' turns. Settings cloned from one another share them, so the fetchers built
+    /// from them (a serving process's crawl and its IndexNow key reads) take turns at a host
+    /// together: one request at a time, spaced by the host delay.
+    pub hosts: Arc<HostScheduler>,
 }
 
 /// Where cached responses are kept: policies in the store, bodies in the blob store.
@@ -156,7 +160,7 @@ pub struct Fetcher {
     settings: FetchSettings,
     tls: rustls::ClientConfig,
     resolver: GuardedResolver,
-    scheduler: HostScheduler,
+    scheduler: Arc<HostScheduler>,
     robots: Mutex<HashMap<String, Arc<OnceCell<RobotsOutcome>>>>,
     cache: Option<HttpCache>,
     /// Hosts that asked for a wait over [`FetchSettings::max_retry_after`]: left for the next
@@ -173,11 +177,12 @@ impl Fetcher {
             Arc::new(Overrides::new(&settings.resolve)),
             settings.allow_private,
         );
+        let scheduler = Arc::clone(&settings.hosts);
         Ok(Fetcher {
             settings,
             tls,
             resolver,
-            scheduler: HostScheduler::new(),
+            scheduler,
             robots: Mutex::new(HashMap::new()),
             cache,
             left_hosts: Mutex::new(HashMap::new()),
@@ -469,6 +474,7 @@ impl Session<'_> {
                 status,
                 body: digest,
                 stored_at: time::OffsetDateTime::now_utc(),
+                revalidate: false,
             }),
         ));
     }
@@ -904,9 +910,19 @@ impl Session<'_> {
         let cache = self.fetcher.cache.as_ref()?;
         let entry = self.stored_entry(url)?;
         let policy: CachePolicy = serde_json::from_value(entry.policy.clone()).ok()?;
-        let request = self.cache_request(url)?;
+        let mut request = self.cache_request(url)?;
+        if entry.revalidate {
+            // The publisher said this copy is out of date: asked again as a client's
+            // `no-cache` would, with the validators it has.
+            request
+                .headers
+                .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        }
         let Some(body_digest) = entry.body else {
             // A cached "not found": used while fresh, never revalidated.
+            if entry.revalidate {
+                return None;
+            }
             let status = StatusCode::from_u16(entry.status).ok()?;
             return match policy.before_request(&request, SystemTime::now()) {
                 BeforeRequest::Fresh(_) => Some(CacheHit::FreshNotFound(status)),
@@ -978,6 +994,7 @@ impl Session<'_> {
             status: 200,
             body: Some(stale.body_digest),
             stored_at: time::OffsetDateTime::now_utc(),
+            revalidate: false,
         };
         self.cache_updates.push((url.clone(), Some(entry)));
         // A 304 revalidated the entry: the origin has a validator, whatever this answer
@@ -1052,6 +1069,7 @@ impl Session<'_> {
                 status: exchange.status.as_u16(),
                 body,
                 stored_at: time::OffsetDateTime::now_utc(),
+                revalidate: false,
             }),
         ));
     }

@@ -28,5 +28,6 @@ pub mod error;
 pub mod fetch;
 pub mod local;
 pub mod politeness;
+pub mod publish;
 
 pub use error::{Error, Result};

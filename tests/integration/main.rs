@@ -4,6 +4,7 @@ mod ci;
 mod crawl;
 mod export;
 mod frontier;
+mod publish;
 mod search;
 mod semantic;
 mod serve;

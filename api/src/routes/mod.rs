@@ -6,6 +6,7 @@ pub(crate) mod changes;
 pub(crate) mod domains;
 pub(crate) mod health;
 pub(crate) mod mirror;
+pub(crate) mod publish;
 pub(crate) mod search;
 pub(crate) mod sharing;
 pub(crate) mod skills;

@@ -21,12 +21,14 @@ mod assets;
 mod domains;
 pub(crate) mod html;
 mod markdown;
+mod publish;
 mod publisher;
 mod search;
 mod skill;
 
 pub(crate) use assets::asset;
 pub(crate) use domains::domains;
+pub(crate) use publish::{recrawl_form, submit_form};
 pub(crate) use publisher::domain;
 pub(crate) use search::{home, search_redirect};
 pub(crate) use skill::skill;
@@ -60,6 +62,14 @@ impl Page {
     pub(crate) fn ok(html: Markup) -> Page {
         Page {
             status: StatusCode::OK,
+            html,
+        }
+    }
+
+    /// Returns a `202 Accepted` page (a form whose work goes on).
+    pub(crate) fn accepted(html: Markup) -> Page {
+        Page {
+            status: StatusCode::ACCEPTED,
             html,
         }
     }
@@ -133,6 +143,11 @@ impl IntoResponse for WebError {
             html: html::page(&layout, body),
         }
         .into_response();
+        if let ApiError::TooManyRequests { retry_after, .. } = &self.0 {
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from(retry_after.as_secs().max(1)));
+        }
         if matches!(self.0, ApiError::Unauthorized) {
             response.headers_mut().insert(
                 WWW_AUTHENTICATE,

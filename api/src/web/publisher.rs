@@ -36,8 +36,10 @@ pub(crate) async fn domain(
     State(state): State<AppState>,
     auth: Result<Auth, ApiError>,
     path: Result<ApiPath<String>, ApiError>,
+    params: Result<crate::extract::Params, ApiError>,
 ) -> Result<Page, WebError> {
-    let (Auth(caller), ApiPath(domain)) = (auth?, path?);
+    let (Auth(caller), ApiPath(domain), params) = (auth?, path?, params?);
+    let notice = super::publish::notice(params.one("recrawl")?, params.one("submitted")?);
     let domain: Domain = domain
         .parse()
         .map_err(|_| ApiError::NotFound(format!("no domain {}", shorten(&domain, 100))))?;
@@ -45,7 +47,12 @@ pub(crate) async fn domain(
     let answer = directory
         .ask(move |directory| directory.domain(caller, &domain))
         .await?;
-    let body = report(directory.urls(), &answer);
+    let body = html! {
+        @if let Some(notice) = notice {
+            p.notice role="status" { (notice) }
+        }
+        (report(directory.urls(), &answer))
+    };
     Ok(Page::ok(html::page(
         &layout(&state, answer.detail.domain.as_str(), "domains"),
         body,
@@ -101,6 +108,9 @@ fn report(urls: &Urls, answer: &DomainAnswer) -> Markup {
                 (detail.skills) " skills · "
                 a href=(search) { "search them" } " · "
                 a href=(domain_status_path(&detail.domain)) { "JSON status" }
+            }
+            @if detail.frontier.state.is_some() {
+                (super::publish::recrawl_button(&detail.domain, detail.crawled_at))
             }
             @if let Some(state) = detail.frontier.state {
                 p.muted.schedule {

@@ -430,6 +430,28 @@ impl Store {
         self.run(move |backend| backend.cached(&url)).await
     }
 
+    /// Marks every cache entry of `origin` as out of date (see [`CacheEntry::revalidate`]), so
+    /// that its next crawl asks the origin again for each; returns how many entries it marked.
+    pub async fn mark_stale(&self, origin: &Url) -> Result<usize, StoreError> {
+        let origin = origin.clone();
+        self.run(move |backend| {
+            let mut marked = 0;
+            for (url, mut entry) in backend.cached_of_origin(&origin)? {
+                if entry.revalidate {
+                    continue;
+                }
+                let Ok(url) = Url::parse(&url) else {
+                    continue;
+                };
+                entry.revalidate = true;
+                backend.set_cached(&url, Some(&entry))?;
+                marked += 1;
+            }
+            Ok(marked)
+        })
+        .await
+    }
+
     /// Stores (or, with `None`, forgets) the cache entry for `url`.
     pub async fn set_cached(&self, url: &Url, entry: Option<CacheEntry>) -> Result<(), StoreError> {
         let url = url.clone();

@@ -263,6 +263,10 @@ pub struct CacheEntry {
     /// When the response was stored.
     #[serde(with = "time::serde::rfc3339")]
     pub stored_at: OffsetDateTime,
+    /// Set when the publisher said the copy is out of date (an IndexNow ping, a recrawl
+    /// request): the next fetch revalidates it even while its `Cache-Control` calls it fresh.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub revalidate: bool,
 }
 
 fn ok_status() -> u16 {

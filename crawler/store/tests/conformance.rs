@@ -180,6 +180,7 @@ pub(crate) async fn state_survives_reopening_and_domains_do_not_mix(open: impl F
             status: 200,
             body: Some(Digest::of(b"{}")),
             stored_at: T1,
+            revalidate: false,
         };
         store.set_cached(&index_url(), Some(entry)).await.unwrap();
     }
@@ -357,6 +358,39 @@ pub(crate) async fn blobs_are_content_addressed(blobs: Blobs) {
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{error}");
 }
 
+/// A publisher's "this changed" marks every cache entry of its origin (and no other origin's)
+/// for revalidation; a fresh fetch writes the entry again without the mark.
+pub(crate) async fn stale_marks_cover_one_origin(store: Store) {
+    let entry = CacheEntry {
+        policy: serde_json::json!({"any": "policy"}),
+        status: 200,
+        body: Some(Digest::of(b"{}")),
+        stored_at: T1,
+        revalidate: false,
+    };
+    let other = Url::parse("https://example.test.evil/.well-known/skills/index.json").unwrap();
+    let skill = Url::parse("https://example.test/.well-known/skills/alpha/SKILL.md").unwrap();
+    for url in [&index_url(), &skill, &other] {
+        store.set_cached(url, Some(entry.clone())).await.unwrap();
+    }
+    let origin = Url::parse("https://example.test/").unwrap();
+    assert_eq!(store.mark_stale(&origin).await.unwrap(), 2);
+    assert!(
+        store
+            .cached(&index_url())
+            .await
+            .unwrap()
+            .unwrap()
+            .revalidate
+    );
+    assert!(store.cached(&skill).await.unwrap().unwrap().revalidate);
+    assert!(!store.cached(&other).await.unwrap().unwrap().revalidate);
+    // Marked already: nothing more to write.
+    assert_eq!(store.mark_stale(&origin).await.unwrap(), 0);
+    store.set_cached(&skill, Some(entry)).await.unwrap();
+    assert!(!store.cached(&skill).await.unwrap().unwrap().revalidate);
+}
+
 /// A backend the suite runs against: each call opens a new handle on the same state.
 pub(crate) trait Backend {
     /// Opens a handle on the store.
@@ -401,6 +435,12 @@ macro_rules! conformance {
         async fn large_domains_are_visited_whole() {
             let Some(backend) = $open else { return };
             super::large_domains_are_visited_whole(backend.store()).await;
+        }
+
+        #[tokio::test]
+        async fn stale_marks_cover_one_origin() {
+            let Some(backend) = $open else { return };
+            super::stale_marks_cover_one_origin(backend.store()).await;
         }
 
         #[tokio::test]

@@ -226,6 +226,55 @@ async fn a_fresh_cache_makes_no_request_at_all() {
     assert_eq!(conditional.load(Ordering::SeqCst), 0);
 }
 
+/// A publisher's "this changed" (an IndexNow ping, a recrawl request) marks its origin's
+/// cached copies: the next crawl asks again for each, conditionally, though `max-age` still
+/// calls them fresh; another origin's fresh copies are still used without a request, and
+/// robots.txt stays cached. See: Publishers in the loop.
+#[tokio::test]
+async fn a_stale_mark_revalidates_fresh_copies_of_one_origin() {
+    let conditional = Arc::new(AtomicUsize::new(0));
+    let server = caching_server("max-age=3600", Arc::clone(&conditional)).await;
+    let data = Data::new();
+    let hosts = ["legacy-tools.test", "services.test"];
+    data.crawl(test_config(&server), &hosts).await;
+    let before = server.hits().len();
+    let served: BTreeSet<String> = server
+        .hits_for("legacy-tools.test")
+        .into_iter()
+        .filter(|hit| hit.status == 200 && hit.path != "/robots.txt")
+        .map(|hit| hit.path)
+        .collect();
+    assert!(!served.is_empty());
+
+    let origin = url::Url::parse("http://legacy-tools.test/").unwrap();
+    assert!(data.store.mark_stale(&origin).await.unwrap() >= served.len());
+    let second = data.crawl(test_config(&server), &hosts).await;
+    let new_hits: Vec<_> = server.hits().into_iter().skip(before).collect();
+    assert!(new_hits.iter().all(|hit| hit.host == "legacy-tools.test"));
+    assert!(!new_hits.iter().any(|hit| hit.path == "/robots.txt"));
+    // Every copy is asked for again: a found one conditionally (304), a cached "not found"
+    // as it was first asked.
+    let first: BTreeSet<String> = server
+        .hits_for("legacy-tools.test")
+        .into_iter()
+        .take_while(|hit| hit.started < new_hits[0].started)
+        .filter(|hit| hit.path != "/robots.txt")
+        .map(|hit| hit.path)
+        .collect();
+    let asked: BTreeSet<String> = new_hits.iter().map(|hit| hit.path.clone()).collect();
+    assert_eq!(asked, first);
+    for hit in new_hits.iter().filter(|hit| served.contains(&hit.path)) {
+        assert!(hit.headers.contains_key("if-none-match"), "{}", hit.path);
+        assert_eq!(hit.status, 304, "{}", hit.path);
+    }
+    assert_eq!(second.totals.added + second.totals.removed, 0);
+
+    // Revalidated, the copies are fresh again: a third crawl asks nothing.
+    let after = server.hits().len();
+    data.crawl(test_config(&server), &hosts).await;
+    assert_eq!(server.hits().len(), after);
+}
+
 #[tokio::test]
 async fn a_stale_cache_is_revalidated_and_304_keeps_the_records() {
     let conditional = Arc::new(AtomicUsize::new(0));

@@ -106,4 +106,54 @@
       });
     });
   });
+
+  // "Recrawl now": asks the JSON API instead of posting the form, says what it answered, then
+  // watches the publisher's status until the crawl lands and says what it found, without a
+  // reload. Without script the form posts and the page comes back with a notice.
+  var recrawl = document.querySelector("form[data-recrawl]");
+  if (recrawl && window.fetch) {
+    var said = document.getElementById("recrawl-status");
+    var before = recrawl.getAttribute("data-crawled-at");
+    var say = function (text) { if (said) said.textContent = text; };
+    var watch = function (tries) {
+      if (tries <= 0) {
+        say("The crawl has not landed yet; reload this page later to see it.");
+        return;
+      }
+      fetch(recrawl.getAttribute("data-status"), { headers: { Accept: "application/json" }, cache: "no-store" })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (status) {
+          if (status && status.crawled_at && status.crawled_at !== before) {
+            say("Crawled just now: " + status.skills + " skills, outcome " + status.outcome +
+              ". Reload the page to see the full report.");
+            recrawl.setAttribute("data-crawled-at", status.crawled_at);
+            before = status.crawled_at;
+            return;
+          }
+          setTimeout(function () { watch(tries - 1); }, 1000);
+        })
+        .catch(function () { setTimeout(function () { watch(tries - 1); }, 1000); });
+    };
+    recrawl.addEventListener("submit", function (event) {
+      event.preventDefault();
+      say("Asking for a recrawl…");
+      fetch(recrawl.getAttribute("data-recrawl"), { method: "POST" })
+        .then(function (response) {
+          return response.json().then(function (body) { return { status: response.status, body: body }; });
+        })
+        .then(function (reply) {
+          if (reply.status === 202 && reply.body.state === "due") {
+            say("Recrawl requested; waiting for the crawl…");
+            watch(120);
+          } else if (reply.body && reply.body.error) {
+            say(reply.body.error.message);
+          } else if (reply.body && reply.body.state === "delisted") {
+            say("This site is delisted: it is not crawled.");
+          } else {
+            say("The directory answered " + reply.status + ".");
+          }
+        })
+        .catch(function () { say("The directory could not be reached; try again."); });
+    });
+  }
 })();
