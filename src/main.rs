@@ -2,6 +2,7 @@
 //! them and serves them. See `skillscout --help`.
 
 mod cli;
+mod config;
 mod crawl;
 mod demo;
 mod export;
@@ -23,8 +24,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use clap::FromArgMatches;
 use clap::parser::ValueSource;
-use clap::{CommandFactory, FromArgMatches};
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{Cli, Command, SeedsCommand};
@@ -107,7 +108,14 @@ fn semantic_model(path: Option<&Path>) -> anyhow::Result<Option<Arc<dyn indexer:
 }
 
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let (command, config_file) = match config::command() {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "error: {error:#}");
+            return ExitStatus::Usage.into();
+        }
+    };
+    let matches = command.clone().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => error.exit(),
@@ -150,6 +158,7 @@ fn main() -> ExitCode {
         Command::Delist(args) => semantic_model(cli.semantic_model.as_deref())
             .and_then(|model| seeds::delist(&cli.data, cli.store.as_deref(), model, args)),
         Command::Undelist(args) => seeds::undelist(&cli.data, cli.store.as_deref(), None, args),
+        Command::Config => config::run(&command, config_file.as_ref(), &matches),
     };
     match result {
         Ok(status) => status.into(),

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `skillscout` binary: one test binary, one module per area.
 
 mod ci;
+mod config;
 mod crawl;
 mod export;
 mod frontier;
