@@ -208,7 +208,7 @@ pub(crate) fn worker_name() -> String {
 
 /// Prints why the crawl could not run; the exit status is 1 (DESIGN.md §5).
 fn could_not_run(error: &anyhow::Error) -> anyhow::Result<ExitStatus> {
-    let _ = writeln!(std::io::stderr(), "error: {error:#}");
+    crate::print_error(error);
     Ok(ExitStatus::Failure)
 }
 

@@ -28,7 +28,7 @@ use clap::FromArgMatches;
 use clap::parser::ValueSource;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{Cli, Command, SeedsCommand};
+use crate::cli::{Cli, Command, LogFormat, SeedsCommand};
 use crate::progress::ActiveBar;
 
 /// The log filter used when `RUST_LOG` is not set.
@@ -107,6 +107,20 @@ fn semantic_model(path: Option<&Path>) -> anyhow::Result<Option<Arc<dyn indexer:
     Ok(Some(Arc::new(model)))
 }
 
+/// How log lines are written, once the command line is read.
+static LOG_FORMAT: std::sync::OnceLock<LogFormat> = std::sync::OnceLock::new();
+
+/// Prints why a command failed on stderr (stdout carries only results): `error: …`, or with
+/// `--log-format json` one more JSON log line.
+pub(crate) fn print_error(error: &anyhow::Error) {
+    match LOG_FORMAT.get() {
+        Some(LogFormat::Json) => tracing::error!("{error:#}"),
+        _ => {
+            let _ = writeln!(std::io::stderr(), "error: {error:#}");
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let (command, config_file) = match config::command() {
         Ok(loaded) => loaded,
@@ -129,12 +143,18 @@ fn main() -> ExitCode {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER));
     // Logs go to stderr, lifting the progress bar out of the way while a line is written.
     let bar = ActiveBar::default();
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(bar.clone())
-        // Colours only for a person at a terminal, not in log files and pipes.
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        .with_writer(bar.clone());
+    let _ = LOG_FORMAT.set(cli.log_format);
+    match cli.log_format {
+        // Colours only for a person at a terminal, not in log files and pipes, nor under
+        // NO_COLOR.
+        LogFormat::Text => logs
+            .with_ansi(terminal::styled(std::io::stderr().is_terminal()))
+            .init(),
+        LogFormat::Json => logs.json().init(),
+    }
 
     let result = match &cli.command {
         Command::Crawl(args) => semantic_model(cli.semantic_model.as_deref())
@@ -163,8 +183,7 @@ fn main() -> ExitCode {
     match result {
         Ok(status) => status.into(),
         Err(error) => {
-            // Errors go to stderr; stdout carries only results.
-            let _ = writeln!(std::io::stderr(), "error: {error:#}");
+            print_error(&error);
             if error.downcast_ref::<Usage>().is_some() {
                 ExitStatus::Usage.into()
             } else {

@@ -5,6 +5,7 @@ mod config;
 mod crawl;
 mod export;
 mod frontier;
+mod logs;
 mod search;
 mod semantic;
 mod serve;
