@@ -586,6 +586,32 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = api::DEFAULT_MAX_IN_FLIGHT, value_name = "N", env = "SKILLSCOUT_MAX_IN_FLIGHT")]
     pub(crate) max_in_flight: usize,
 
+    /// Each client's request budget: `N/s,burst=M` (e.g. `50/s,burst=500`; without a burst,
+    /// ten seconds' worth), or `off`. A client is the holder of a valid bearer token, else an
+    /// address (an IPv6 address by its /64). Over budget, a request is answered with a 429,
+    /// `Retry-After` and the `RateLimit-Policy` and `RateLimit` headers; `/healthz` and
+    /// `/metrics` are not counted.
+    #[arg(
+        long,
+        value_name = "LIMIT",
+        default_value = "100/s,burst=1000",
+        value_parser = parse_rate_limit,
+        env = "SKILLSCOUT_RATE_LIMIT"
+    )]
+    pub(crate) rate_limit: RateLimitSetting,
+
+    /// A reverse proxy (an address, or a network as ADDR/PREFIX) whose `X-Forwarded-For`
+    /// header names the client, for the rate limit; from anyone else the header is ignored.
+    /// Repeatable.
+    #[arg(
+        long,
+        value_name = "ADDR|CIDR",
+        value_parser = parse_trusted_proxy,
+        env = "SKILLSCOUT_TRUSTED_PROXY",
+        value_delimiter = ','
+    )]
+    pub(crate) trusted_proxy: Vec<api::TrustedProxy>,
+
     /// Crawls the frontier's due domains in the background while serving (a crawl worker over
     /// the same frontier as `crawl`); searches see each batch it stores.
     #[arg(long, env = "SKILLSCOUT_CRAWL")]
@@ -636,6 +662,20 @@ pub(crate) struct ServeArgs {
     /// Fetching options, for --crawl.
     #[command(flatten)]
     pub(crate) fetch: FetchArgs,
+}
+
+/// `--rate-limit`: a budget, or off (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RateLimitSetting(pub(crate) Option<api::RateLimit>);
+
+/// Parses `--rate-limit`.
+fn parse_rate_limit(raw: &str) -> Result<RateLimitSetting, String> {
+    api::RateLimit::parse(raw).map(RateLimitSetting)
+}
+
+/// Parses `--trusted-proxy`.
+fn parse_trusted_proxy(raw: &str) -> Result<api::TrustedProxy, String> {
+    api::TrustedProxy::parse(raw)
 }
 
 /// Arguments of `skillscout demo`.

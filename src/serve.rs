@@ -78,9 +78,14 @@ pub(crate) fn run(
             &listener,
             args.public_url.clone(),
             tokens,
-            admin_tokens,
-            args.max_in_flight,
-            args.crawl_every,
+            ServeConfig {
+                max_in_flight: args.max_in_flight,
+                recrawl_every: args.crawl_every,
+                admin_tokens,
+                rate_limit: args.rate_limit.0,
+                trusted_proxies: args.trusted_proxy.clone(),
+                ..ServeConfig::default()
+            },
         )?;
         // Commands that change the frontier find this server here while it holds the
         // embedded store.
@@ -235,15 +240,14 @@ impl Directory {
         Ok(())
     }
 
-    /// Returns the server state over this directory.
+    /// Returns the server state over this directory, with `config`'s public URL defaulting to
+    /// the listener's address.
     pub(crate) fn state(
         &self,
         listener: &TcpListener,
         public_url: Option<url::Url>,
         tokens: Tokens,
-        admin_tokens: Option<Tokens>,
-        max_in_flight: usize,
-        recrawl_every: Option<Duration>,
+        config: ServeConfig,
     ) -> anyhow::Result<AppState> {
         let public_url = match public_url {
             Some(url) => url,
@@ -256,10 +260,7 @@ impl Directory {
         };
         let config = ServeConfig {
             public_url,
-            max_in_flight,
-            recrawl_every,
-            admin_tokens,
-            ..ServeConfig::default()
+            ..config
         };
         Ok(AppState::new(
             self.search.clone(),

@@ -65,6 +65,7 @@ mod markup;
 mod mcp;
 mod metrics;
 mod progress;
+mod ratelimit;
 mod router;
 mod routes;
 mod rpc;
@@ -84,6 +85,7 @@ pub use directory::health_of;
 pub use error::ApiError;
 
 pub use progress::CrawlProgress;
+pub use ratelimit::{RATELIMIT, RATELIMIT_POLICY, RateLimit, TrustedProxy};
 pub use state::{
     AppState, DEFAULT_CACHE_MAX_AGE, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_NAME,
     DEFAULT_REQUEST_TIMEOUT, ServeConfig,
@@ -122,7 +124,11 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = router(state);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    // The peer's address: the client address of the rate limit.
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
 }

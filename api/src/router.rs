@@ -18,7 +18,7 @@ use tower_http::trace::TraceLayer;
 use crate::error::{ApiError, shorten};
 use crate::routes::{admin, changes, domains, health, mirror, search, sharing, skills};
 use crate::state::{AppState, MAX_STREAM_HOLD, WorkPermit};
-use crate::{caching, export, mcp, metrics, rpc, web};
+use crate::{caching, export, mcp, metrics, ratelimit, rpc, web};
 
 /// The largest body the admin API takes: a page of seeds.
 const ADMIN_BODY_BYTES: usize = 16 * 1024 * 1024;
@@ -109,6 +109,12 @@ pub(crate) fn router(state: AppState) -> Router {
             caching::timeout,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), shed_load))
+        // Outside the work limit: a client over its budget is refused without taking a
+        // permit.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            ratelimit::limit,
+        ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             metrics::track,
@@ -214,6 +220,12 @@ mod tests {
                 }),
             )
             .layer(middleware::from_fn_with_state(state.clone(), shed_load))
+            // Outside the work limit: a client over its budget is refused without taking a
+            // permit.
+            .layer(middleware::from_fn_with_state(
+                state.clone(),
+                ratelimit::limit,
+            ))
             .with_state(state.clone());
         let response = app
             .oneshot(Request::builder().uri("/work").body(Body::empty()).unwrap())
