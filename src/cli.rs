@@ -385,6 +385,13 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, env = "SKILLSCOUT_LEASE")]
     pub(crate) lease: Option<Duration>,
 
+    /// Serves `GET /metrics` (the Prometheus text format: the crawl's counters under the
+    /// names `serve`'s `/metrics` gives them, and the process's) on this address while the
+    /// crawl runs, for a worker that does not serve the directory; port 0 picks a free port
+    /// (the log line `serving metrics on …` says which).
+    #[arg(long, value_name = "ADDR", env = "SKILLSCOUT_METRICS_ADDR")]
+    pub(crate) metrics_addr: Option<SocketAddr>,
+
     /// When domains are crawled again.
     #[command(flatten)]
     pub(crate) schedule: ScheduleArgs,

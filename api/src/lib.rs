@@ -84,6 +84,7 @@ pub use auth::{RELOAD_CHECK, Tokens};
 pub use directory::health_of;
 pub use error::ApiError;
 
+pub use metrics::{serve_worker_metrics, worker_metrics};
 pub use progress::CrawlProgress;
 pub use ratelimit::{RATELIMIT, RATELIMIT_POLICY, RateLimit, TrustedProxy};
 pub use state::{

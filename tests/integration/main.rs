@@ -6,6 +6,7 @@ mod crawl;
 mod export;
 mod frontier;
 mod logs;
+mod metrics;
 mod search;
 mod semantic;
 mod serve;
