@@ -127,6 +127,14 @@ pub(crate) enum Command {
     Delist(DelistArgs),
     /// Takes a domain off the deny list; it is crawled again at the next crawl.
     Undelist(UndelistArgs),
+    /// Writes a backup of the data directory (embedded store) to one `.tar.gz`: a consistent
+    /// snapshot of the crawl store, every blob, and a manifest; the search index is left out
+    /// (`restore` rebuilds it). Works while `serve` holds the directory, through its admin API
+    /// (--admin-token-file). A PostgreSQL store is backed up with pg_dump instead.
+    Backup(BackupArgs),
+    /// Restores a backup into a new or empty data directory (--data) and rebuilds its search
+    /// index. Refuses a directory in use, and a non-empty one unless --force.
+    Restore(RestoreArgs),
     /// Prints the effective configuration of the global flags, `serve` and `crawl` as TOML
     /// (which `--config` reads back), each value with where it came from: a flag, an
     /// environment variable, the `--config` file (with its line) or the default.
@@ -233,6 +241,34 @@ pub(crate) struct DelistArgs {
     /// Reaching a server that holds the data directory.
     #[command(flatten)]
     pub(crate) admin: AdminArgs,
+}
+
+/// Arguments of `skillscout backup`.
+#[derive(Debug, Args)]
+pub(crate) struct BackupArgs {
+    /// The `.tar.gz` to write; written beside as `FILE.partial` and renamed when complete.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: PathBuf,
+
+    /// Replaces an existing --out.
+    #[arg(long)]
+    pub(crate) force: bool,
+
+    /// Reaching a server that holds the data directory.
+    #[command(flatten)]
+    pub(crate) admin: AdminArgs,
+}
+
+/// Arguments of `skillscout restore`.
+#[derive(Debug, Args)]
+pub(crate) struct RestoreArgs {
+    /// The backup (`skillscout backup --out FILE`).
+    #[arg(value_name = "FILE")]
+    pub(crate) file: PathBuf,
+
+    /// Replaces what a non-empty data directory holds (never one a running skillscout uses).
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 /// Arguments of `skillscout undelist`.

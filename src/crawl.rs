@@ -168,7 +168,7 @@ pub(crate) fn run(
 
     // The index is a view of the store: bring it up to date with what this crawl stored
     // (also after an interruption: the finished domains are stored).
-    if let Err(error) = sync_index(data, &store, model) {
+    if let Err(error) = rebuild_index(data, &store, model, bar) {
         return could_not_run(&error);
     }
     if let Some(report_file) = &report_file {
@@ -329,6 +329,18 @@ pub(crate) fn sync_index(
     store: &Store,
     model: Option<Arc<dyn indexer::Embed>>,
 ) -> anyhow::Result<indexer::SyncStats> {
+    rebuild_index(data, store, model, &ActiveBar::default())
+}
+
+/// Brings the search index in `data` up to date with `store` (all of it for a new index),
+/// showing the progress of a bulk sync: a bar with the rate and the time left on a terminal
+/// (lifted by log lines through `bar`), progress log lines otherwise.
+pub(crate) fn rebuild_index(
+    data: &Path,
+    store: &Store,
+    model: Option<Arc<dyn indexer::Embed>>,
+    bar: &ActiveBar,
+) -> anyhow::Result<indexer::SyncStats> {
     let dir = data.join(indexer::INDEX_DIR);
     // One indexing thread at tantivy's smallest budget: a crawl's batch of changes is small
     // next to what a rebuild writes, and the memory of a crawl stays flat.
@@ -340,9 +352,11 @@ pub(crate) fn sync_index(
     };
     let Index { mut writer, .. } = Index::open_or_create(&dir, config)
         .with_context(|| format!("cannot open the search index in {}", dir.display()))?;
+    let mut progress = crate::progress::IndexProgress::new(bar);
     // `sync` logs what it changed.
-    indexer::sync(store, &mut writer)
-        .with_context(|| format!("cannot update the search index in {}", dir.display()))
+    let synced = indexer::sync_observed(store, &mut writer, &mut |step| progress.observe(step));
+    progress.finish();
+    synced.with_context(|| format!("cannot update the search index in {}", dir.display()))
 }
 
 /// One line that says how the crawl went.

@@ -1,6 +1,7 @@
 //! The `skillscout` command: finds agent skills published on the web, checks them, indexes
 //! them and serves them. See `skillscout --help`.
 
+mod backup;
 mod cli;
 mod config;
 mod crawl;
@@ -178,6 +179,9 @@ fn main() -> ExitCode {
         Command::Delist(args) => semantic_model(cli.semantic_model.as_deref())
             .and_then(|model| seeds::delist(&cli.data, cli.store.as_deref(), model, args)),
         Command::Undelist(args) => seeds::undelist(&cli.data, cli.store.as_deref(), None, args),
+        Command::Backup(args) => backup::backup(&cli.data, cli.store.as_deref(), args),
+        Command::Restore(args) => semantic_model(cli.semantic_model.as_deref())
+            .and_then(|model| backup::restore(&cli.data, model, args, &bar)),
         Command::Config => config::run(&command, config_file.as_ref(), &matches),
     };
     match result {

@@ -467,9 +467,15 @@ mod tests {
         let progress = CrawlProgress::default();
         let worker = names(&worker_metrics(&progress, Instant::now()));
         let server = names(&Metrics::default().render(&Gauges::default()));
-        assert!(worker.contains("skillscout_crawl_domains_total"), "{worker:?}");
+        assert!(
+            worker.contains("skillscout_crawl_domains_total"),
+            "{worker:?}"
+        );
         assert!(worker.contains("skillscout_uptime_seconds"), "{worker:?}");
         let missing: Vec<_> = worker.difference(&server).collect();
-        assert!(missing.is_empty(), "not in the server's /metrics: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "not in the server's /metrics: {missing:?}"
+        );
     }
 }

@@ -95,6 +95,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/admin/v1/seeds/remove", post(admin::remove))
         .route("/admin/v1/delist", post(admin::delist))
         .route("/admin/v1/undelist", post(admin::undelist))
+        .route("/admin/v1/backup", get(admin::backup))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(ADMIN_BODY_BYTES));
 
