@@ -209,8 +209,14 @@ impl Directory {
         let directory = self.clone();
         let stats = tokio::task::spawn_blocking(move || -> anyhow::Result<indexer::SyncStats> {
             let mut writer = directory.writer.lock().unwrap_or_else(|e| e.into_inner());
-            let stats =
-                indexer::sync(&directory.store, &mut writer).context("index sync failed")?;
+            // A bulk sync (a rebuild at start, a large crawl batch) shows its progress.
+            let mut shown =
+                crate::progress::IndexProgress::new(&crate::progress::ActiveBar::default());
+            let synced = indexer::sync_observed(&directory.store, &mut writer, &mut |step| {
+                shown.observe(step)
+            });
+            shown.finish();
+            let stats = synced.context("index sync failed")?;
             directory.search.reload().context("index reload failed")?;
             Ok(stats)
         })

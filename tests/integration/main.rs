@@ -8,6 +8,7 @@ mod export;
 mod frontier;
 mod logs;
 mod metrics;
+mod progress;
 mod search;
 mod semantic;
 mod serve;
