@@ -51,9 +51,36 @@ pub(crate) struct Cli {
     )]
     pub(crate) semantic_model: Option<PathBuf>,
 
+    /// A TOML file of settings: top-level keys for the global flags, `[serve]` and `[crawl]`
+    /// tables for those commands' flags, each key named as its flag (`host-delay-ms = 500`).
+    /// A flag wins over its environment variable, which wins over the file, which wins over
+    /// the default; `skillscout config` shows the result.
+    #[arg(long, global = true, env = "SKILLSCOUT_CONFIG", value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+
+    /// How log lines are written on stderr: `text` for people, `json` for one JSON object
+    /// per line.
+    #[arg(
+        long,
+        global = true,
+        env = "SKILLSCOUT_LOG_FORMAT",
+        default_value = "text",
+        value_name = "FORMAT"
+    )]
+    pub(crate) log_format: LogFormat,
+
     /// What to do.
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+/// How log lines are written (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LogFormat {
+    /// Text for people, coloured on a terminal unless `NO_COLOR` is set.
+    Text,
+    /// One JSON object per line: time, level, target, message and fields.
+    Json,
 }
 
 /// The subcommands.
@@ -100,6 +127,18 @@ pub(crate) enum Command {
     Delist(DelistArgs),
     /// Takes a domain off the deny list; it is crawled again at the next crawl.
     Undelist(UndelistArgs),
+    /// Writes a backup of the data directory (embedded store) to one `.tar.gz`: a consistent
+    /// snapshot of the crawl store, every blob, and a manifest; the search index is left out
+    /// (`restore` rebuilds it). Works while `serve` holds the directory, through its admin API
+    /// (--admin-token-file). A PostgreSQL store is backed up with pg_dump instead.
+    Backup(BackupArgs),
+    /// Restores a backup into a new or empty data directory (--data) and rebuilds its search
+    /// index. Refuses a directory in use, and a non-empty one unless --force.
+    Restore(RestoreArgs),
+    /// Prints the effective configuration of the global flags, `serve` and `crawl` as TOML
+    /// (which `--config` reads back), each value with where it came from: a flag, an
+    /// environment variable, the `--config` file (with its line) or the default.
+    Config,
 }
 
 /// How a command that changes the frontier reaches a server that holds the data directory.
@@ -231,6 +270,34 @@ pub(crate) struct DelistArgs {
     pub(crate) admin: AdminArgs,
 }
 
+/// Arguments of `skillscout backup`.
+#[derive(Debug, Args)]
+pub(crate) struct BackupArgs {
+    /// The `.tar.gz` to write; written beside as `FILE.partial` and renamed when complete.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: PathBuf,
+
+    /// Replaces an existing --out.
+    #[arg(long)]
+    pub(crate) force: bool,
+
+    /// Reaching a server that holds the data directory.
+    #[command(flatten)]
+    pub(crate) admin: AdminArgs,
+}
+
+/// Arguments of `skillscout restore`.
+#[derive(Debug, Args)]
+pub(crate) struct RestoreArgs {
+    /// The backup (`skillscout backup --out FILE`).
+    #[arg(value_name = "FILE")]
+    pub(crate) file: PathBuf,
+
+    /// Replaces what a non-empty data directory holds (never one a running skillscout uses).
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
 /// Arguments of `skillscout undelist`.
 #[derive(Debug, Args)]
 pub(crate) struct UndelistArgs {
@@ -248,13 +315,13 @@ pub(crate) struct UndelistArgs {
 pub(crate) struct ScheduleArgs {
     /// The shortest interval between two crawls of a domain, reached by domains whose skills
     /// keep changing.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1h")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1h", env = "SKILLSCOUT_MIN_INTERVAL")]
     pub(crate) min_interval: Duration,
 
     /// The longest interval between two crawls of a domain that publishes, reached by
     /// domains whose skills do not change. Domains that publish nothing or cannot be
     /// reached back off further, up to 30 days.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "7d")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "7d", env = "SKILLSCOUT_MAX_INTERVAL")]
     pub(crate) max_interval: Duration,
 }
 
@@ -287,37 +354,42 @@ pub(crate) struct FetchArgs {
     /// Resolves HOST to IP (and PORT) instead of asking DNS; HOST may be `*` or `*.suffix`.
     /// Addresses given here are trusted even when private (this is how to crawl a local test
     /// server). Repeatable.
-    #[arg(long, value_name = "HOST=IP[:PORT]")]
+    #[arg(
+        long,
+        value_name = "HOST=IP[:PORT]",
+        env = "SKILLSCOUT_RESOLVE",
+        value_delimiter = ','
+    )]
     pub(crate) resolve: Vec<String>,
 
     /// Allows fetching from loopback, private, link-local and other non-public addresses.
-    #[arg(long)]
+    #[arg(long, env = "SKILLSCOUT_ALLOW_PRIVATE")]
     pub(crate) allow_private: bool,
 
     /// Trusts the certificate authority in this PEM file, besides the system's.
-    #[arg(long, value_name = "PEM")]
+    #[arg(long, value_name = "PEM", env = "SKILLSCOUT_CA_CERT")]
     pub(crate) ca_cert: Option<PathBuf>,
 
     /// The User-Agent header (default: `skillscout/<version> (+<project URL>)`).
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", env = "SKILLSCOUT_USER_AGENT")]
     pub(crate) user_agent: Option<String>,
 
     /// The pause between two requests to one host, in milliseconds (a larger Crawl-delay in
     /// robots.txt wins).
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_HOST_DELAY_MS)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_HOST_DELAY_MS, env = "SKILLSCOUT_HOST_DELAY_MS")]
     pub(crate) host_delay_ms: u64,
 
     /// The time allowed to connect, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_CONNECT_TIMEOUT_MS)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_CONNECT_TIMEOUT_MS, env = "SKILLSCOUT_CONNECT_TIMEOUT_MS")]
     pub(crate) connect_timeout_ms: u64,
 
     /// The time allowed for a whole request, body included, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_REQUEST_TIMEOUT_MS)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_REQUEST_TIMEOUT_MS, env = "SKILLSCOUT_REQUEST_TIMEOUT_MS")]
     pub(crate) request_timeout_ms: u64,
 
     /// A JSON file of per-host HTTP headers, `{"host": {"Authorization": "Bearer …"}}`, so a
     /// publisher's private skills can be seen. Headers go only to their exact host.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "SKILLSCOUT_CREDENTIALS")]
     pub(crate) credentials: Option<PathBuf>,
 }
 
@@ -342,39 +414,46 @@ pub(crate) struct CrawlArgs {
     /// A file of targets to crawl now, one per line (`#` starts a comment), or a ranked
     /// `rank,domain` list; `-` reads standard input. Read as the crawl goes, so a list of any
     /// length takes little memory. Bad lines are reported with their line number and skipped.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "SKILLSCOUT_SEEDS")]
     pub(crate) seeds: Option<PathBuf>,
 
     /// How many hosts are crawled at once.
-    #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY)]
+    #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY, env = "SKILLSCOUT_CONCURRENCY")]
     pub(crate) concurrency: usize,
 
     /// Also fetches every file a legacy (v0.1) index lists, not only SKILL.md, so that the
     /// directory can serve and export whole skills.
-    #[arg(long)]
+    #[arg(long, env = "SKILLSCOUT_PREFETCH_FILES")]
     pub(crate) prefetch_files: bool,
 
     /// Writes the JSON crawl report to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "SKILLSCOUT_REPORT")]
     pub(crate) report: Option<PathBuf>,
 
     /// Does not draw the progress bar, even on a terminal.
-    #[arg(long)]
+    #[arg(long, env = "SKILLSCOUT_NO_PROGRESS")]
     pub(crate) no_progress: bool,
 
     /// Keeps running as a crawl worker, crawling the frontier's domains as they fall due,
     /// until Ctrl-C or SIGTERM; a new domain is first revisited this long after its crawl,
     /// then as often as it changes (--min-interval, --max-interval). Without it the crawl
     /// stops once nothing is due and nothing is leased by any worker.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, env = "SKILLSCOUT_CRAWL_EVERY")]
     pub(crate) crawl_every: Option<Duration>,
 
     /// How long a crawl's lease on a domain lasts unless renewed (renewed every quarter of it
     /// while the domain is crawled). A killed crawl's domains are crawled again once their
     /// leases expire. At least 1.5 times the host delay; the default, 90s, also covers the
     /// longest Crawl-delay honoured (60 s).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, env = "SKILLSCOUT_LEASE")]
     pub(crate) lease: Option<Duration>,
+
+    /// Serves `GET /metrics` (the Prometheus text format: the crawl's counters under the
+    /// names `serve`'s `/metrics` gives them, and the process's) on this address while the
+    /// crawl runs, for a worker that does not serve the directory; port 0 picks a free port
+    /// (the log line `serving metrics on …` says which).
+    #[arg(long, value_name = "ADDR", env = "SKILLSCOUT_METRICS_ADDR")]
+    pub(crate) metrics_addr: Option<SocketAddr>,
 
     /// When domains are crawled again.
     #[command(flatten)]
@@ -558,7 +637,7 @@ fn parse_time(raw: &str) -> Result<time::OffsetDateTime, String> {
 pub(crate) struct ServeArgs {
     /// The address to listen on (port 0 picks a free port; the line `listening on …` says
     /// which).
-    #[arg(long, default_value = DEFAULT_ADDR, value_name = "ADDR")]
+    #[arg(long, default_value = DEFAULT_ADDR, value_name = "ADDR", env = "SKILLSCOUT_ADDR")]
     pub(crate) addr: SocketAddr,
 
     /// A file of bearer tokens, one per line (`#` starts a comment); a caller with one sees
@@ -568,29 +647,70 @@ pub(crate) struct ServeArgs {
 
     /// The URL clients reach this server at, for links in protocol documents
     /// (default: `http://ADDR/`).
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", env = "SKILLSCOUT_PUBLIC_URL")]
     pub(crate) public_url: Option<Url>,
 
     /// The most requests served at once; past it the server answers at once with a 503
     /// `overloaded` and `Retry-After` instead of queueing (`/healthz` and `/metrics` always
     /// answer).
-    #[arg(long, default_value_t = api::DEFAULT_MAX_IN_FLIGHT, value_name = "N")]
+    #[arg(long, default_value_t = api::DEFAULT_MAX_IN_FLIGHT, value_name = "N", env = "SKILLSCOUT_MAX_IN_FLIGHT")]
     pub(crate) max_in_flight: usize,
+
+    /// Each client's request budget: `N/s,burst=M` (e.g. `50/s,burst=500`; without a burst,
+    /// ten seconds' worth), or `off`. A client is the holder of a valid bearer token, else an
+    /// address (an IPv6 address by its /64). Over budget, a request is answered with a 429,
+    /// `Retry-After` and the `RateLimit-Policy` and `RateLimit` headers; `/healthz` and
+    /// `/metrics` are not counted.
+    #[arg(
+        long,
+        value_name = "LIMIT",
+        default_value = "100/s,burst=1000",
+        value_parser = parse_rate_limit,
+        env = "SKILLSCOUT_RATE_LIMIT"
+    )]
+    pub(crate) rate_limit: RateLimitSetting,
+
+    /// IndexNow pings one client address may send in a burst, refilled at this many a
+    /// minute (a directory behind a proxy sees one address for everyone).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = api::BudgetConfig::default().client_pings_per_minute,
+        env = "SKILLSCOUT_PING_BUDGET"
+    )]
+    pub(crate) ping_budget: std::num::NonZeroU32,
+
+    /// A reverse proxy (an address, or a network as ADDR/PREFIX) whose `X-Forwarded-For`
+    /// header names the client, for the rate limit; from anyone else the header is ignored.
+    /// Repeatable.
+    #[arg(
+        long,
+        value_name = "ADDR|CIDR",
+        value_parser = parse_trusted_proxy,
+        env = "SKILLSCOUT_TRUSTED_PROXY",
+        value_delimiter = ','
+    )]
+    pub(crate) trusted_proxy: Vec<api::TrustedProxy>,
 
     /// Crawls the frontier's due domains in the background while serving (a crawl worker over
     /// the same frontier as `crawl`); searches see each batch it stores.
-    #[arg(long)]
+    #[arg(long, env = "SKILLSCOUT_CRAWL")]
     pub(crate) crawl: bool,
 
     /// A seed list added to the frontier before the background crawl starts (as `seeds
     /// add`: known domains keep their schedule).
-    #[arg(long, value_name = "FILE", requires = "crawl")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "crawl",
+        env = "SKILLSCOUT_SEEDS"
+    )]
     pub(crate) seeds: Option<PathBuf>,
 
     /// Keeps the background crawl running, crawling domains as they fall due; a new domain
     /// is first revisited this long after its crawl, e.g. `6h`, `30m`, `1h30m`, `1d`, then
     /// as often as it changes. Without it, --crawl crawls what is due once.
-    #[arg(long, value_name = "DURATION", requires = "crawl", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", requires = "crawl", value_parser = parse_duration, env = "SKILLSCOUT_CRAWL_EVERY")]
     pub(crate) crawl_every: Option<Duration>,
 
     /// When domains are crawled again, for --crawl.
@@ -605,23 +725,37 @@ pub(crate) struct ServeArgs {
     pub(crate) admin_token_file: Option<PathBuf>,
 
     /// How many hosts a background crawl fetches from at once.
-    #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY)]
+    #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY, env = "SKILLSCOUT_CONCURRENCY")]
     pub(crate) concurrency: usize,
 
     /// Also fetches every file a legacy (v0.1) index lists, so the directory can serve them.
-    #[arg(long)]
+    #[arg(long, env = "SKILLSCOUT_PREFETCH_FILES")]
     pub(crate) prefetch_files: bool,
 
     /// Follows the crawl store's change log: brings the search index up to date this often,
     /// e.g. `2s`, so that a replica over a shared PostgreSQL store (`--store`) serves what
     /// other processes crawl. Default with `--store`: 2s; with the embedded store, which only
     /// this process writes, off.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, env = "SKILLSCOUT_SYNC_EVERY")]
     pub(crate) sync_every: Option<Duration>,
 
     /// Fetching options, for --crawl.
     #[command(flatten)]
     pub(crate) fetch: FetchArgs,
+}
+
+/// `--rate-limit`: a budget, or off (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RateLimitSetting(pub(crate) Option<api::RateLimit>);
+
+/// Parses `--rate-limit`.
+fn parse_rate_limit(raw: &str) -> Result<RateLimitSetting, String> {
+    api::RateLimit::parse(raw).map(RateLimitSetting)
+}
+
+/// Parses `--trusted-proxy`.
+fn parse_trusted_proxy(raw: &str) -> Result<api::TrustedProxy, String> {
+    api::TrustedProxy::parse(raw)
 }
 
 /// Arguments of `skillscout demo`.

@@ -93,6 +93,18 @@ pub(crate) fn run(
         None => None,
     };
 
+    // Bound before the crawl starts, so that a port taken is said at once.
+    let metrics_listener = match args.metrics_addr {
+        Some(addr) => match bind_metrics(addr) {
+            Ok(listener) => Some(listener),
+            Err(error) => return could_not_run(&error),
+        },
+        None => None,
+    };
+    let metrics = metrics_listener
+        .as_ref()
+        .map(|_| api::CrawlProgress::default());
+
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .max_blocking_threads(MAX_BLOCKING_THREADS)
@@ -118,8 +130,18 @@ pub(crate) fn run(
         let observers = Arc::new(Observers {
             progress: progress.clone(),
             report: report_file.clone(),
+            metrics: metrics.clone(),
+            running: std::sync::atomic::AtomicBool::new(true),
         });
         let stop = Stop::on_signals();
+        let metrics_server = match (metrics_listener, &metrics) {
+            (Some(listener), Some(metrics)) => {
+                metrics.enable();
+                metrics.crawl_started(hosts);
+                serve_metrics(listener, metrics.clone(), stop.wait())
+            }
+            _ => None,
+        };
         let result = crawler::crawl::crawl_work(
             config,
             feed,
@@ -130,6 +152,9 @@ pub(crate) fn run(
         )
         .await;
         progress.finish();
+        if let Some(server) = metrics_server {
+            server.abort();
+        }
         (result, stop)
     });
     // The crawl's threads end here, before the index writer starts its own: the memory they
@@ -143,7 +168,7 @@ pub(crate) fn run(
 
     // The index is a view of the store: bring it up to date with what this crawl stored
     // (also after an interruption: the finished domains are stored).
-    if let Err(error) = sync_index(data, &store, model) {
+    if let Err(error) = rebuild_index(data, &store, model, bar) {
         return could_not_run(&error);
     }
     if let Some(report_file) = &report_file {
@@ -206,9 +231,44 @@ pub(crate) fn worker_name() -> String {
     format!("{host}/{}/{started}", std::process::id())
 }
 
+/// Binds the `--metrics-addr` listener.
+fn bind_metrics(addr: std::net::SocketAddr) -> anyhow::Result<std::net::TcpListener> {
+    let listener = std::net::TcpListener::bind(addr)
+        .with_context(|| format!("cannot listen on --metrics-addr {addr}"))?;
+    listener
+        .set_nonblocking(true)
+        .context("cannot set up the metrics listener")?;
+    Ok(listener)
+}
+
+/// Serves the worker's metrics on `listener` until `stop`; `None` (logged) when the listener
+/// cannot be used.
+fn serve_metrics(
+    listener: std::net::TcpListener,
+    metrics: api::CrawlProgress,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let listener = match tokio::net::TcpListener::from_std(listener) {
+        Ok(listener) => listener,
+        Err(error) => {
+            tracing::error!(%error, "cannot serve the metrics");
+            return None;
+        }
+    };
+    match listener.local_addr() {
+        Ok(local) => tracing::info!("serving metrics on http://{local}/metrics"),
+        Err(error) => tracing::warn!(%error, "the metrics listener has no address"),
+    }
+    Some(tokio::spawn(async move {
+        if let Err(error) = api::serve_worker_metrics(listener, metrics, stop).await {
+            tracing::error!(%error, "the metrics server failed");
+        }
+    }))
+}
+
 /// Prints why the crawl could not run; the exit status is 1 (DESIGN.md §5).
 fn could_not_run(error: &anyhow::Error) -> anyhow::Result<ExitStatus> {
-    let _ = writeln!(std::io::stderr(), "error: {error:#}");
+    crate::print_error(error);
     Ok(ExitStatus::Failure)
 }
 
@@ -272,6 +332,18 @@ pub(crate) fn sync_index(
     store: &Store,
     model: Option<Arc<dyn indexer::Embed>>,
 ) -> anyhow::Result<indexer::SyncStats> {
+    rebuild_index(data, store, model, &ActiveBar::default())
+}
+
+/// Brings the search index in `data` up to date with `store` (all of it for a new index),
+/// showing the progress of a bulk sync: a bar with the rate and the time left on a terminal
+/// (lifted by log lines through `bar`), progress log lines otherwise.
+pub(crate) fn rebuild_index(
+    data: &Path,
+    store: &Store,
+    model: Option<Arc<dyn indexer::Embed>>,
+    bar: &ActiveBar,
+) -> anyhow::Result<indexer::SyncStats> {
     let dir = data.join(indexer::INDEX_DIR);
     // One indexing thread at tantivy's smallest budget, and a commit every
     // SYNC_AFTER_CRAWL_BATCH changes: the documents waiting for the indexing thread and those
@@ -285,9 +357,11 @@ pub(crate) fn sync_index(
     };
     let Index { mut writer, .. } = Index::open_or_create(&dir, config)
         .with_context(|| format!("cannot open the search index in {}", dir.display()))?;
+    let mut progress = crate::progress::IndexProgress::new(bar);
     // `sync` logs what it changed.
-    indexer::sync(store, &mut writer)
-        .with_context(|| format!("cannot update the search index in {}", dir.display()))
+    let synced = indexer::sync_observed(store, &mut writer, &mut |step| progress.observe(step));
+    progress.finish();
+    synced.with_context(|| format!("cannot update the search index in {}", dir.display()))
 }
 
 /// One line that says how the crawl went.

@@ -1,7 +1,9 @@
 //! The `skillscout` command: finds agent skills published on the web, checks them, indexes
 //! them and serves them. See `skillscout --help`.
 
+mod backup;
 mod cli;
+mod config;
 mod crawl;
 mod demo;
 mod export;
@@ -24,11 +26,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use clap::FromArgMatches;
 use clap::parser::ValueSource;
-use clap::{CommandFactory, FromArgMatches};
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{Cli, Command, SeedsCommand};
+use crate::cli::{Cli, Command, LogFormat, SeedsCommand};
 use crate::progress::ActiveBar;
 
 /// The log filter used when `RUST_LOG` is not set.
@@ -107,8 +109,29 @@ fn semantic_model(path: Option<&Path>) -> anyhow::Result<Option<Arc<dyn indexer:
     Ok(Some(Arc::new(model)))
 }
 
+/// How log lines are written, once the command line is read.
+static LOG_FORMAT: std::sync::OnceLock<LogFormat> = std::sync::OnceLock::new();
+
+/// Prints why a command failed on stderr (stdout carries only results): `error: …`, or with
+/// `--log-format json` one more JSON log line.
+pub(crate) fn print_error(error: &anyhow::Error) {
+    match LOG_FORMAT.get() {
+        Some(LogFormat::Json) => tracing::error!("{error:#}"),
+        _ => {
+            let _ = writeln!(std::io::stderr(), "error: {error:#}");
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let (command, config_file) = match config::command() {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "error: {error:#}");
+            return ExitStatus::Usage.into();
+        }
+    };
+    let matches = command.clone().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => error.exit(),
@@ -122,12 +145,18 @@ fn main() -> ExitCode {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER));
     // Logs go to stderr, lifting the progress bar out of the way while a line is written.
     let bar = ActiveBar::default();
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(bar.clone())
-        // Colours only for a person at a terminal, not in log files and pipes.
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        .with_writer(bar.clone());
+    let _ = LOG_FORMAT.set(cli.log_format);
+    match cli.log_format {
+        // Colours only for a person at a terminal, not in log files and pipes, nor under
+        // NO_COLOR.
+        LogFormat::Text => logs
+            .with_ansi(terminal::styled(std::io::stderr().is_terminal()))
+            .init(),
+        LogFormat::Json => logs.json().init(),
+    }
 
     let result = match &cli.command {
         Command::Crawl(args) => semantic_model(cli.semantic_model.as_deref())
@@ -154,12 +183,15 @@ fn main() -> ExitCode {
         Command::Delist(args) => semantic_model(cli.semantic_model.as_deref())
             .and_then(|model| seeds::delist(&cli.data, cli.store.as_deref(), model, args)),
         Command::Undelist(args) => seeds::undelist(&cli.data, cli.store.as_deref(), None, args),
+        Command::Backup(args) => backup::backup(&cli.data, cli.store.as_deref(), args),
+        Command::Restore(args) => semantic_model(cli.semantic_model.as_deref())
+            .and_then(|model| backup::restore(&cli.data, model, args, &bar)),
+        Command::Config => config::run(&command, config_file.as_ref(), &matches),
     };
     match result {
         Ok(status) => status.into(),
         Err(error) => {
-            // Errors go to stderr; stdout carries only results.
-            let _ = writeln!(std::io::stderr(), "error: {error:#}");
+            print_error(&error);
             if error.downcast_ref::<Usage>().is_some() {
                 ExitStatus::Usage.into()
             } else {

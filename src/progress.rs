@@ -122,3 +122,100 @@ impl CrawlObserver for CrawlProgress {
         ));
     }
 }
+
+/// A sync of at least this many changes (a rebuild, a large crawl) shows its progress.
+pub(crate) const INDEX_PROGRESS_MIN: u64 = 200;
+/// Without a terminal, a progress line is logged at each tenth of the work, and at least this
+/// often.
+const INDEX_LOG_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The progress of a bulk index sync: a bar with the rate and the time left on a terminal,
+/// log lines otherwise (each tenth of the work, and every [`INDEX_LOG_EVERY`]).
+pub(crate) struct IndexProgress {
+    bar: Option<ProgressBar>,
+    active: ActiveBar,
+    /// Whether a terminal is there to draw on.
+    terminal: bool,
+    started: Instant,
+    last_logged: Instant,
+    /// The last tenth logged.
+    tenth: u64,
+    total: u64,
+}
+
+impl IndexProgress {
+    /// Starts watching a sync; draws on stderr when it is a terminal.
+    pub(crate) fn new(active: &ActiveBar) -> IndexProgress {
+        use std::io::IsTerminal;
+        IndexProgress {
+            bar: None,
+            active: active.clone(),
+            terminal: std::io::stderr().is_terminal(),
+            started: Instant::now(),
+            last_logged: Instant::now(),
+            tenth: 0,
+            total: 0,
+        }
+    }
+
+    /// Takes the sync's progress.
+    pub(crate) fn observe(&mut self, progress: indexer::SyncProgress) {
+        if progress.total < INDEX_PROGRESS_MIN {
+            return;
+        }
+        if self.total == 0 {
+            self.total = progress.total;
+            self.started = Instant::now();
+            self.last_logged = self.started;
+            if self.terminal {
+                let bar = ProgressBar::with_draw_target(
+                    Some(progress.total),
+                    ProgressDrawTarget::stderr(),
+                );
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "indexing [{elapsed_precise}] {bar:30} {pos}/{len} changes  {per_sec}  ETA {eta}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                self.active.set(Some(bar.clone()));
+                self.bar = Some(bar);
+            } else {
+                tracing::info!(changes = progress.total, "indexing");
+            }
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position(progress.done);
+            return;
+        }
+        let tenth = progress.done * 10 / self.total.max(1);
+        if tenth > self.tenth || self.last_logged.elapsed() >= INDEX_LOG_EVERY {
+            self.tenth = tenth;
+            self.last_logged = Instant::now();
+            let elapsed = self.started.elapsed().as_secs_f64().max(0.001);
+            let rate = progress.done as f64 / elapsed;
+            let left = if rate > 0.0 {
+                (self.total.saturating_sub(progress.done)) as f64 / rate
+            } else {
+                0.0
+            };
+            tracing::info!(
+                done = progress.done,
+                total = self.total,
+                per_second = format!("{rate:.0}"),
+                eta_seconds = format!("{left:.0}"),
+                "indexed {} of {} changes",
+                progress.done,
+                self.total
+            );
+        }
+    }
+
+    /// Removes the bar.
+    pub(crate) fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            self.active.set(None);
+            bar.finish_and_clear();
+        }
+    }
+}

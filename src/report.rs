@@ -123,17 +123,28 @@ impl Writing {
     }
 }
 
-/// Tells the progress bar about each domain and writes the report as the crawl stores.
+/// Tells the progress bar about each domain, writes the report as the crawl stores, and
+/// counts for `--metrics-addr`.
 pub(crate) struct Observers {
     /// The progress bar.
     pub(crate) progress: Arc<dyn CrawlObserver>,
     /// The report file, when one was asked for.
     pub(crate) report: Option<Arc<ReportFile>>,
+    /// What `--metrics-addr` serves, when asked for.
+    pub(crate) metrics: Option<api::CrawlProgress>,
+    /// True while a round of a worker that keeps running is counted as a crawl.
+    pub(crate) running: std::sync::atomic::AtomicBool,
 }
 
 impl CrawlObserver for Observers {
     fn domain_finished(&self, report: &DomainReport) {
         self.progress.domain_finished(report);
+        if let Some(metrics) = &self.metrics {
+            if !self.running.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                metrics.crawl_started(0);
+            }
+            metrics.domain_finished(report);
+        }
     }
 
     fn stored(&self, last_seq: u64) {
@@ -143,6 +154,17 @@ impl CrawlObserver for Observers {
     fn domain_stored(&self, line: &DomainReport) {
         if let Some(report) = &self.report {
             report.line(line);
+        }
+    }
+
+    fn round_finished(&self, next_due: Option<time::OffsetDateTime>) {
+        if let Some(metrics) = &self.metrics
+            && self
+                .running
+                .swap(false, std::sync::atomic::Ordering::SeqCst)
+        {
+            metrics.crawl_finished(&crawler::crawl::CrawlReport::default());
+            metrics.next_crawl_at(next_due);
         }
     }
 }

@@ -100,7 +100,7 @@ pub(crate) fn run(
         json.push('\n');
         json
     } else {
-        let highlight = std::io::stdout().is_terminal().then_some(BOLD);
+        let highlight = crate::terminal::styled(std::io::stdout().is_terminal()).then_some(BOLD);
         render(&results, args.offset, highlight)
     };
     std::io::stdout()

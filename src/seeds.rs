@@ -480,7 +480,7 @@ pub(crate) fn undelist(
         .context("cannot write to stdout")?;
         Ok(ExitStatus::Success)
     } else {
-        writeln!(std::io::stderr(), "error: {shown} is not delisted").ok();
+        crate::print_error(&anyhow::anyhow!("{shown} is not delisted"));
         Ok(ExitStatus::Failure)
     }
 }

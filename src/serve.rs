@@ -83,9 +83,18 @@ pub(crate) fn run(
             &listener,
             args.public_url.clone(),
             tokens,
-            admin_tokens,
-            args.max_in_flight,
-            args.crawl_every,
+            ServeConfig {
+                max_in_flight: args.max_in_flight,
+                recrawl_every: args.crawl_every,
+                admin_tokens,
+                rate_limit: args.rate_limit.0,
+                trusted_proxies: args.trusted_proxy.clone(),
+                budgets: api::BudgetConfig {
+                    client_pings_per_minute: args.ping_budget,
+                    ..api::BudgetConfig::default()
+                },
+                ..ServeConfig::default()
+            },
         )?;
         let cache = HttpCache {
             store: Arc::clone(&directory.store),
@@ -223,8 +232,14 @@ impl Directory {
         let directory = self.clone();
         let stats = tokio::task::spawn_blocking(move || -> anyhow::Result<indexer::SyncStats> {
             let mut writer = directory.writer.lock().unwrap_or_else(|e| e.into_inner());
-            let stats =
-                indexer::sync(&directory.store, &mut writer).context("index sync failed")?;
+            // A bulk sync (a rebuild at start, a large crawl batch) shows its progress.
+            let mut shown =
+                crate::progress::IndexProgress::new(&crate::progress::ActiveBar::default());
+            let synced = indexer::sync_observed(&directory.store, &mut writer, &mut |step| {
+                shown.observe(step)
+            });
+            shown.finish();
+            let stats = synced.context("index sync failed")?;
             directory.search.reload().context("index reload failed")?;
             Ok(stats)
         })
@@ -254,15 +269,14 @@ impl Directory {
         Ok(())
     }
 
-    /// Returns the server state over this directory.
+    /// Returns the server state over this directory, with `config`'s public URL defaulting to
+    /// the listener's address.
     pub(crate) fn state(
         &self,
         listener: &TcpListener,
         public_url: Option<url::Url>,
         tokens: Tokens,
-        admin_tokens: Option<Tokens>,
-        max_in_flight: usize,
-        recrawl_every: Option<Duration>,
+        config: ServeConfig,
     ) -> anyhow::Result<AppState> {
         let public_url = match public_url {
             Some(url) => url,
@@ -275,10 +289,7 @@ impl Directory {
         };
         let config = ServeConfig {
             public_url,
-            max_in_flight,
-            recrawl_every,
-            admin_tokens,
-            ..ServeConfig::default()
+            ..config
         };
         Ok(AppState::new(
             self.search.clone(),

@@ -10,6 +10,17 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
+/// Whether output to a stream may be styled (colour, bold): only on a terminal, and not when
+/// `NO_COLOR` is set to anything but the empty string (no-color.org).
+pub(crate) fn styled(is_terminal: bool) -> bool {
+    is_terminal && !no_color(std::env::var_os("NO_COLOR").as_deref())
+}
+
+/// Whether a `NO_COLOR` value asks for no colour: present and not empty.
+fn no_color(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|value| !value.is_empty())
+}
+
 /// Returns `text` with every character a terminal would act on shown as a visible escape:
 /// C0 and C1 controls (ESC, CR, BEL, backspace, …; tab and newline too, since every piece of
 /// publisher text is printed on one line), DEL, and the bidi controls (LRE, RLE, PDF, LRO,
@@ -40,6 +51,14 @@ fn is_unsafe(character: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_color_set_and_not_empty_turns_styles_off() {
+        assert!(!no_color(None));
+        assert!(!no_color(Some(std::ffi::OsStr::new(""))));
+        assert!(no_color(Some(std::ffi::OsStr::new("1"))));
+        assert!(!styled(false));
+    }
 
     #[test]
     fn plain_text_is_borrowed_unchanged() {

@@ -72,6 +72,10 @@ pub enum ApiError {
     /// `Retry-After` seconds.
     #[error("the server is busy; retry in a moment")]
     Overloaded,
+    /// The caller spent its request budget (`ServeConfig::rate_limit`); retry after the
+    /// given seconds (also in `Retry-After`).
+    #[error("too many requests from this client; retry in {0} s")]
+    RateLimited(u64),
     /// A bug or a failing disk. The detail is logged, never sent.
     #[error("internal error")]
     Internal(String),
@@ -116,6 +120,7 @@ impl ApiError {
             }
             ApiError::Timeout(_) => (StatusCode::SERVICE_UNAVAILABLE, "timeout"),
             ApiError::Overloaded => (StatusCode::SERVICE_UNAVAILABLE, "overloaded"),
+            ApiError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error"),
         }
     }

@@ -65,6 +65,7 @@ mod markup;
 mod mcp;
 mod metrics;
 mod progress;
+mod ratelimit;
 mod router;
 mod routes;
 mod rpc;
@@ -85,7 +86,9 @@ pub use error::ApiError;
 pub use intake::budget::BudgetConfig;
 pub use intake::{KEY_CHECK_WAIT, KeyCheck, Prober};
 
+pub use metrics::{serve_worker_metrics, worker_metrics};
 pub use progress::CrawlProgress;
+pub use ratelimit::{RATELIMIT, RATELIMIT_POLICY, RateLimit, TrustedProxy};
 pub use state::{
     AppState, DEFAULT_CACHE_MAX_AGE, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_NAME,
     DEFAULT_REQUEST_TIMEOUT, ServeConfig,
@@ -123,7 +126,7 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    // The peer's address is each caller's key in the publishers' budgets.
+    // The peer's address: each caller's key in the rate limit and the publishers' budgets.
     let app = router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)

@@ -13,7 +13,10 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::progress::Counters;
+use axum::http::HeaderValue;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+
+use crate::progress::{Counters, CrawlProgress};
 use crate::state::AppState;
 
 /// Upper bounds of the latency histogram's buckets, in seconds.
@@ -139,8 +142,7 @@ impl Metrics {
                 histogram.count
             );
         }
-        let crawl = &gauges.crawl;
-        let simple: [(&str, &str, &str, u64); 9] = [
+        let simple: [(&str, &str, &str, u64); 2] = [
             (
                 "skillscout_index_records",
                 "gauge",
@@ -153,54 +155,26 @@ impl Metrics {
                 "The crawl store change sequence number the index reflects.",
                 gauges.index_seq,
             ),
-            (
-                "skillscout_crawl_running",
-                "gauge",
-                "1 while a background crawl runs.",
-                u64::from(gauges.crawl_running),
-            ),
-            (
-                "skillscout_crawl_runs_total",
-                "counter",
-                "Background crawls started.",
-                crawl.runs,
-            ),
-            (
-                "skillscout_crawl_requests_total",
-                "counter",
-                "HTTP requests made by background crawls.",
-                crawl.requests,
-            ),
-            (
-                "skillscout_crawl_errors_total",
-                "counter",
-                "Errors recorded by background crawls.",
-                crawl.errors,
-            ),
+        ];
+        for (name, kind, help, value) in simple {
+            write_simple(&mut out, name, kind, help, value);
+        }
+        write_crawl(&mut out, &gauges.crawl, gauges.crawl_running);
+        for (name, kind, help, value) in [
             (
                 "skillscout_index_syncs_total",
                 "counter",
                 "Index syncs from the crawl store.",
-                crawl.syncs,
+                gauges.crawl.syncs,
             ),
             (
                 "skillscout_index_synced_changes_total",
                 "counter",
                 "Store changes applied to the index.",
-                crawl.synced_changes,
+                gauges.crawl.synced_changes,
             ),
-            (
-                "skillscout_uptime_seconds",
-                "gauge",
-                "Seconds since the server started.",
-                self.started.elapsed().as_secs(),
-            ),
-        ];
-        for (name, kind, help, value) in simple {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
-            );
+        ] {
+            write_simple(&mut out, name, kind, help, value);
         }
         if let Some(store_seq) = gauges.store_seq {
             let lag = store_seq.saturating_sub(gauges.index_seq);
@@ -215,17 +189,204 @@ impl Metrics {
                  # TYPE skillscout_store_up gauge\nskillscout_store_up {up}"
             );
         }
-        out.push_str("# HELP skillscout_crawl_domains_total Domains crawled by background crawls, by outcome.\n");
-        out.push_str("# TYPE skillscout_crawl_domains_total counter\n");
-        for (outcome, count) in &crawl.domains {
-            let _ = writeln!(
-                out,
-                "skillscout_crawl_domains_total{{outcome=\"{outcome}\"}} {count}"
-            );
-        }
+        write_process(&mut out, self.started);
         out
     }
 }
+
+/// Writes one sample without labels, with its help and type.
+fn write_simple(out: &mut String, name: &str, kind: &str, help: &str, value: u64) {
+    let _ = writeln!(
+        out,
+        "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+    );
+}
+
+/// Writes the crawl's metrics: the same names on `serve`'s `/metrics` (its background crawl)
+/// and on a crawl worker's `--metrics-addr`.
+fn write_crawl(out: &mut String, crawl: &Counters, running: bool) {
+    for (name, kind, help, value) in [
+        (
+            "skillscout_crawl_running",
+            "gauge",
+            "1 while a crawl runs.",
+            u64::from(running),
+        ),
+        (
+            "skillscout_crawl_runs_total",
+            "counter",
+            "Crawls (or a worker's rounds) started.",
+            crawl.runs,
+        ),
+        (
+            "skillscout_crawl_requests_total",
+            "counter",
+            "HTTP requests made by crawls.",
+            crawl.requests,
+        ),
+        (
+            "skillscout_crawl_errors_total",
+            "counter",
+            "Errors recorded by crawls.",
+            crawl.errors,
+        ),
+    ] {
+        write_simple(out, name, kind, help, value);
+    }
+    out.push_str("# HELP skillscout_crawl_domains_total Domains crawled, by outcome.\n");
+    out.push_str("# TYPE skillscout_crawl_domains_total counter\n");
+    for (outcome, count) in &crawl.domains {
+        let _ = writeln!(
+            out,
+            "skillscout_crawl_domains_total{{outcome=\"{outcome}\"}} {count}"
+        );
+    }
+}
+
+/// Writes the process's metrics: uptime, and on Linux (from `/proc/self`) the standard
+/// `process_*` names: CPU time, resident memory, open file descriptors, threads, start time.
+fn write_process(out: &mut String, started: Instant) {
+    write_simple(
+        out,
+        "skillscout_uptime_seconds",
+        "gauge",
+        "Seconds since the process started serving.",
+        started.elapsed().as_secs(),
+    );
+    let Some(process) = ProcessStats::read() else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "# HELP process_cpu_seconds_total User and system CPU time spent, in seconds.\n\
+         # TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total {}",
+        process.cpu_seconds
+    );
+    if let Some(start) = process.start_time_seconds {
+        let _ = writeln!(
+            out,
+            "# HELP process_start_time_seconds Start time of the process since the Unix epoch, in seconds.\n\
+             # TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {start}"
+        );
+    }
+    for (name, help, value) in [
+        (
+            "process_resident_memory_bytes",
+            "Resident memory size, in bytes.",
+            process.resident_bytes,
+        ),
+        (
+            "process_open_fds",
+            "Open file descriptors.",
+            process.open_fds,
+        ),
+        (
+            "process_threads",
+            "Threads of the process.",
+            process.threads,
+        ),
+    ] {
+        write_simple(out, name, "gauge", help, value);
+    }
+}
+
+/// What `/proc/self` says about this process.
+#[derive(Debug)]
+struct ProcessStats {
+    cpu_seconds: f64,
+    start_time_seconds: Option<u64>,
+    resident_bytes: u64,
+    open_fds: u64,
+    threads: u64,
+}
+
+/// Clock ticks a second in `/proc` (Linux's `USER_HZ`, fixed at 100 for user space).
+const USER_HZ: f64 = 100.0;
+
+impl ProcessStats {
+    /// Reads `/proc/self`; `None` where there is none (not Linux) or it cannot be read.
+    fn read() -> Option<ProcessStats> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let field = |name: &str| -> Option<u64> {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|value| value.parse().ok())
+        };
+        let resident_bytes = field("VmRSS:").unwrap_or(0) * 1024;
+        let threads = field("Threads:").unwrap_or(0);
+        let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+        // The fields after the command name, which is in parentheses and may hold spaces.
+        let after = stat.rsplit_once(')')?.1;
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        // utime and stime are fields 14 and 15 of the line, starttime 22 (from 1); `after`
+        // starts at field 3.
+        let ticks = |index: usize| fields.get(index - 3)?.parse::<u64>().ok();
+        let cpu_seconds = (ticks(14)? + ticks(15)?) as f64 / USER_HZ;
+        let start_time_seconds = ticks(22).and_then(|start| {
+            let boot = std::fs::read_to_string("/proc/stat").ok()?;
+            let boot: u64 = boot
+                .lines()
+                .find_map(|line| line.strip_prefix("btime "))?
+                .trim()
+                .parse()
+                .ok()?;
+            Some(boot + (start as f64 / USER_HZ) as u64)
+        });
+        let open_fds = std::fs::read_dir("/proc/self/fd")
+            .map(|entries| entries.count() as u64)
+            .unwrap_or(0);
+        Some(ProcessStats {
+            cpu_seconds,
+            start_time_seconds,
+            resident_bytes,
+            open_fds,
+            threads,
+        })
+    }
+}
+
+/// Returns the metrics of a crawl worker that does not serve the directory (`crawl
+/// --metrics-addr`): its crawl, reported to `progress`, and the process.
+pub fn worker_metrics(progress: &CrawlProgress, started: Instant) -> String {
+    let (crawl, running) = progress.counters();
+    let mut out = String::new();
+    write_crawl(&mut out, &crawl, running);
+    write_process(&mut out, started);
+    out
+}
+
+/// Serves `GET /metrics` (the Prometheus text format) for a crawl worker on `listener`, until
+/// `shutdown` completes.
+pub async fn serve_worker_metrics(
+    listener: tokio::net::TcpListener,
+    progress: CrawlProgress,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let started = Instant::now();
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let text = worker_metrics(&progress, started);
+            async move {
+                (
+                    [
+                        (CONTENT_TYPE, HeaderValue::from_static(TEXT_FORMAT)),
+                        (CACHE_CONTROL, HeaderValue::from_static("no-store")),
+                    ],
+                    text,
+                )
+            }
+        }),
+    );
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// The content type of the Prometheus text format.
+pub(crate) const TEXT_FORMAT: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// Escapes a label value (backslash, quote, newline).
 fn label(value: &str) -> String {
@@ -290,6 +451,31 @@ mod tests {
         assert!(
             text.contains("# TYPE skillscout_index_records gauge\nskillscout_index_records 0\n"),
             "{text}"
+        );
+    }
+
+    /// A crawl worker's metrics are named as the server's, where they overlap.
+    #[test]
+    fn worker_metrics_use_the_server_names() {
+        let names = |text: &str| -> std::collections::BTreeSet<String> {
+            text.lines()
+                .filter_map(|line| line.strip_prefix("# TYPE "))
+                .filter_map(|line| line.split(' ').next())
+                .map(str::to_owned)
+                .collect()
+        };
+        let progress = CrawlProgress::default();
+        let worker = names(&worker_metrics(&progress, Instant::now()));
+        let server = names(&Metrics::default().render(&Gauges::default()));
+        assert!(
+            worker.contains("skillscout_crawl_domains_total"),
+            "{worker:?}"
+        );
+        assert!(worker.contains("skillscout_uptime_seconds"), "{worker:?}");
+        let missing: Vec<_> = worker.difference(&server).collect();
+        assert!(
+            missing.is_empty(),
+            "not in the server's /metrics: {missing:?}"
         );
     }
 }

@@ -19,7 +19,7 @@ use crate::error::{ApiError, shorten};
 use crate::intake::indexnow;
 use crate::routes::{admin, changes, domains, health, mirror, publish, search, sharing, skills};
 use crate::state::{AppState, MAX_STREAM_HOLD, WorkPermit};
-use crate::{caching, export, mcp, metrics, rpc, web};
+use crate::{caching, export, mcp, metrics, ratelimit, rpc, web};
 
 /// The largest body the admin API takes: a page of seeds.
 const ADMIN_BODY_BYTES: usize = 16 * 1024 * 1024;
@@ -96,6 +96,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/admin/v1/seeds/remove", post(admin::remove))
         .route("/admin/v1/delist", post(admin::delist))
         .route("/admin/v1/undelist", post(admin::undelist))
+        .route("/admin/v1/backup", get(admin::backup))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(ADMIN_BODY_BYTES));
 
@@ -126,6 +127,12 @@ pub(crate) fn router(state: AppState) -> Router {
             caching::timeout,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), shed_load))
+        // Outside the work limit: a client over its budget is refused without taking a
+        // permit.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            ratelimit::limit,
+        ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             metrics::track,
@@ -231,6 +238,12 @@ mod tests {
                 }),
             )
             .layer(middleware::from_fn_with_state(state.clone(), shed_load))
+            // Outside the work limit: a client over its budget is refused without taking a
+            // permit.
+            .layer(middleware::from_fn_with_state(
+                state.clone(),
+                ratelimit::limit,
+            ))
             .with_state(state.clone());
         let response = app
             .oneshot(Request::builder().uri("/work").body(Body::empty()).unwrap())

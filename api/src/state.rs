@@ -17,6 +17,7 @@ use crate::intake::budget::BudgetConfig;
 use crate::intake::{Intake, Prober};
 use crate::metrics::Metrics;
 use crate::progress::CrawlProgress;
+use crate::ratelimit::{ClientLimits, RateLimit, TrustedProxy};
 
 /// The default time a request may take before it is answered with a 503.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -55,6 +56,11 @@ pub struct ServeConfig {
     pub admin_tokens: Option<Tokens>,
     /// The publishers' budgets: recrawl requests, submissions and IndexNow pings.
     pub budgets: BudgetConfig,
+    /// Each client's request budget (by bearer token, else by address); `None` turns the
+    /// limit off.
+    pub rate_limit: Option<RateLimit>,
+    /// The proxies whose `X-Forwarded-For` names the client, for the rate limit.
+    pub trusted_proxies: Vec<TrustedProxy>,
 }
 
 impl Default for ServeConfig {
@@ -69,6 +75,8 @@ impl Default for ServeConfig {
             recrawl_every: None,
             admin_tokens: None,
             budgets: BudgetConfig::default(),
+            rate_limit: Some(RateLimit::DEFAULT),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -88,6 +96,8 @@ struct Shared {
     config: ServeConfig,
     /// One permit per request being served (see [`ServeConfig::max_in_flight`]).
     work: Arc<tokio::sync::Semaphore>,
+    /// The per-client budgets, unless the limit is off.
+    client_limits: Option<ClientLimits>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -119,9 +129,13 @@ impl AppState {
             CrawlProgress::default(),
             Urls::new(&config.public_url),
         );
+        let client_limits = config
+            .rate_limit
+            .map(|limit| ClientLimits::new(limit, config.trusted_proxies.clone()));
         AppState {
             inner: Arc::new(Shared {
                 work,
+                client_limits,
                 directory,
                 intake,
                 tokens,
@@ -201,6 +215,11 @@ impl AppState {
 
     pub(crate) fn config(&self) -> &ServeConfig {
         &self.inner.config
+    }
+
+    /// Returns the per-client rate limiter, unless the limit is off.
+    pub(crate) fn client_limits(&self) -> Option<&ClientLimits> {
+        self.inner.client_limits.as_ref()
     }
 }
 

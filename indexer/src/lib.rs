@@ -89,7 +89,7 @@ pub use results::{
 pub use schema::SCHEMA_VERSION;
 pub use search::SearchIndex;
 pub use semantic::{Embed, record_text};
-pub use sync::{SyncStats, sync};
+pub use sync::{SyncProgress, SyncStats, sync, sync_observed};
 pub use writer::IndexWriterHandle;
 
 use crate::writer::CommitPayload;

@@ -41,6 +41,24 @@ pub struct SyncStats {
 ///
 /// Runs synchronously (tantivy work): async callers use `spawn_blocking`.
 pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> {
+    sync_observed(store, writer, &mut |_| {})
+}
+
+/// How far a sync is: changes applied out of those it started with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncProgress {
+    /// Changes applied so far.
+    pub done: u64,
+    /// Changes to apply in all (the store's latest change number less the index's).
+    pub total: u64,
+}
+
+/// [`sync`], telling `observe` after every change applied (and once before the first).
+pub fn sync_observed(
+    store: &Store,
+    writer: &mut IndexWriterHandle,
+    observe: &mut dyn FnMut(SyncProgress),
+) -> Result<SyncStats> {
     let batch = writer.sync_batch.max(1);
     let store_seq = store.blocking().last_seq().map_err(Error::Store)?;
     let identity = store.blocking().identity().map_err(Error::Store)?;
@@ -94,6 +112,9 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
     // the sync reads comes again numbered above `store_seq`), so it needs no deletion of an
     // earlier copy.
     let first_sight_until = if empty && seq == 0 { store_seq } else { 0 };
+    let start_seq = seq;
+    let total = store_seq.saturating_sub(start_seq);
+    observe(SyncProgress { done: 0, total });
     // Changes applied and text written since the last commit.
     let (mut waiting, mut waiting_bytes) = (0usize, 0usize);
     loop {
@@ -126,6 +147,10 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
                 stats.upserted += 1;
                 waiting_bytes += change.skill.body.len() + change.skill.description.len();
             }
+            observe(SyncProgress {
+                done: change.seq.saturating_sub(start_seq).min(total),
+                total,
+            });
         }
         waiting += changes.len();
         seq = page_seq;

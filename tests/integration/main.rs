@@ -1,9 +1,14 @@
 //! End-to-end tests of the `skillscout` binary: one test binary, one module per area.
 
+mod backup;
 mod ci;
+mod config;
 mod crawl;
 mod export;
 mod frontier;
+mod logs;
+mod metrics;
+mod progress;
 mod publish;
 mod search;
 mod semantic;

@@ -51,6 +51,14 @@ pub(crate) fn stderr(output: &Output) -> String {
 /// Fills the data directory `data` the way a crawl would, from well-known trees on disk: each
 /// site's records in the crawl store with an `ok` status, then synced into the search index.
 pub(crate) fn store_and_index_sites(data: &Path, sites: &[PathBuf]) -> SyncStats {
+    let store = store_sites(data, sites);
+    let Index { mut writer, .. } =
+        Index::open_or_create(&data.join(indexer::INDEX_DIR), IndexConfig::default()).unwrap();
+    indexer::sync(&store, &mut writer).unwrap()
+}
+
+/// Fills the crawl store of `data` as [`store_and_index_sites`] does, leaving the index out.
+pub(crate) fn store_sites(data: &Path, sites: &[PathBuf]) -> Store {
     let now = OffsetDateTime::now_utc();
     let store = Store::open(data).unwrap();
     for site in sites {
@@ -76,7 +84,5 @@ pub(crate) fn store_and_index_sites(data: &Path, sites: &[PathBuf]) -> SyncStats
             .apply_domain(&status, records, now)
             .unwrap();
     }
-    let Index { mut writer, .. } =
-        Index::open_or_create(&data.join(indexer::INDEX_DIR), IndexConfig::default()).unwrap();
-    indexer::sync(&store, &mut writer).unwrap()
+    store
 }

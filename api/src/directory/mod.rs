@@ -150,6 +150,22 @@ impl Directory {
         self.inner.blobs.blocking()
     }
 
+    /// Writes a backup of the crawl store and the blobs to `out` (blocking), spooling the
+    /// store's snapshot in `spool`.
+    pub(crate) fn backup(
+        &self,
+        spool: &std::path::Path,
+        out: impl std::io::Write,
+    ) -> Result<store::backup::Manifest, store::backup::BackupError> {
+        store::backup::write(
+            self.store(),
+            self.blobs(),
+            spool,
+            env!("CARGO_PKG_VERSION"),
+            out,
+        )
+    }
+
     /// Returns the change number the index has reached (a point read of its commit, cheap
     /// enough for the async runtime: `/healthz` answers under overload).
     pub(crate) fn index_seq(&self) -> Result<u64, ApiError> {

@@ -28,7 +28,7 @@ use crate::extract::Params;
 use crate::state::{AppState, WorkPermit};
 
 /// How many chunks may wait between the export and the client.
-const CHANNEL_CHUNKS: usize = 8;
+pub(crate) const CHANNEL_CHUNKS: usize = 8;
 /// The size of one chunk of the body.
 const CHUNK_BYTES: usize = 64 * 1024;
 
@@ -147,13 +147,13 @@ fn stream_error(error: io::Error) -> ApiError {
 }
 
 /// The blocking side of the body: buffers a chunk, then waits for room in the channel.
-struct ChannelWriter {
+pub(crate) struct ChannelWriter {
     sender: mpsc::Sender<io::Result<Bytes>>,
     buffer: Vec<u8>,
 }
 
 impl ChannelWriter {
-    fn new(sender: mpsc::Sender<io::Result<Bytes>>) -> ChannelWriter {
+    pub(crate) fn new(sender: mpsc::Sender<io::Result<Bytes>>) -> ChannelWriter {
         ChannelWriter {
             sender,
             buffer: Vec::with_capacity(CHUNK_BYTES),
@@ -166,7 +166,7 @@ impl ChannelWriter {
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"))
     }
 
-    fn fail(&mut self, error: io::Error) {
+    pub(crate) fn fail(&mut self, error: io::Error) {
         let _ = self.send(Err(error));
     }
 }
@@ -193,7 +193,7 @@ impl Write for ChannelWriter {
 }
 
 /// The async side of the body.
-struct ChunkStream(mpsc::Receiver<io::Result<Bytes>>);
+pub(crate) struct ChunkStream(pub(crate) mpsc::Receiver<io::Result<Bytes>>);
 
 impl futures_util::Stream for ChunkStream {
     type Item = io::Result<Bytes>;

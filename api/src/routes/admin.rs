@@ -274,3 +274,52 @@ fn domain_key(raw: &str) -> Result<String, ApiError> {
         .map(|target| target.domain().to_string())
         .map_err(ApiError::InvalidBody)
 }
+
+/// `GET /admin/v1/backup`: a backup of the crawl store (a consistent snapshot) and the blobs,
+/// streamed as a `.tar.gz` (`skillscout backup` while this server holds the data directory).
+/// A failure after the first byte ends the body early; the archive's manifest comes last, so
+/// a cut archive does not restore.
+pub(crate) async fn backup(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<axum::response::Response, ApiError> {
+    use axum::http::HeaderValue;
+    use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+    use axum::response::IntoResponse;
+    use std::io::Write as _;
+
+    use crate::export::http::{CHANNEL_CHUNKS, ChannelWriter, ChunkStream};
+
+    authorize(&state, &headers)?;
+    let (sender, receiver) = tokio::sync::mpsc::channel(CHANNEL_CHUNKS);
+    let directory = state.directory().clone();
+    tokio::task::spawn_blocking(move || {
+        let mut body = ChannelWriter::new(sender);
+        let written = directory
+            .backup(&std::env::temp_dir(), &mut body)
+            .map_err(|error| error.to_string())
+            .and_then(|manifest| {
+                body.flush().map_err(|error| error.to_string())?;
+                Ok(manifest)
+            });
+        match written {
+            Ok(manifest) => tracing::info!(
+                records = manifest.records,
+                blobs = manifest.blobs,
+                "backup streamed"
+            ),
+            Err(error) => {
+                tracing::warn!(%error, "the backup stopped before its end");
+                body.fail(std::io::Error::other("the backup failed"));
+            }
+        }
+    });
+    Ok((
+        [
+            (CONTENT_TYPE, HeaderValue::from_static("application/gzip")),
+            (CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        axum::body::Body::from_stream(ChunkStream(receiver)),
+    )
+        .into_response())
+}

@@ -17,6 +17,9 @@ const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 /// The time allowed for one admin call (adding 10,000 seeds included).
 const TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The time allowed for a backup download.
+pub const BACKUP_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
+
 /// Why an admin call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AdminError {
@@ -173,6 +176,54 @@ impl AdminClient {
             )
             .await?;
         Ok(answer.undelisted)
+    }
+
+    /// Downloads a backup of the server's data directory (`GET /admin/v1/backup`) into
+    /// `out`, a chunk at a time; returns the bytes written. A backup may take up to
+    /// [`BACKUP_TIMEOUT`].
+    pub async fn backup(&self, out: &mut dyn std::io::Write) -> Result<u64, AdminError> {
+        let url = self.url("admin/v1/backup")?;
+        let unreachable = |message: String| AdminError::Unreachable {
+            url: url.to_string(),
+            message,
+        };
+        let mut response = self
+            .client
+            .get(url.clone())
+            .bearer_auth(&self.token)
+            .timeout(BACKUP_TIMEOUT)
+            .send()
+            .await
+            .map_err(|error| unreachable(error.to_string()))?;
+        let status = response.status();
+        if !status.is_success() {
+            let body = response.bytes().await.unwrap_or_default();
+            let message = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|value| {
+                    value
+                        .pointer("/error/message")
+                        .and_then(|message| message.as_str())
+                        .map(str::to_owned)
+                })
+                .unwrap_or_else(|| String::from_utf8_lossy(&body).chars().take(200).collect());
+            return Err(AdminError::Refused {
+                url: url.to_string(),
+                status: status.as_u16(),
+                message,
+            });
+        }
+        let mut written = 0u64;
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|error| unreachable(format!("the backup was cut short: {error}")))?
+        {
+            out.write_all(&chunk)
+                .map_err(|error| unreachable(format!("cannot write the backup: {error}")))?;
+            written += chunk.len() as u64;
+        }
+        Ok(written)
     }
 
     fn url(&self, path: &str) -> Result<Url, AdminError> {

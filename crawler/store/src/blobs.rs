@@ -51,6 +51,15 @@ pub(crate) fn check_size(bytes: &[u8]) -> std::io::Result<()> {
 
 /// A content-addressed store of byte strings. Blocking; async code goes through [`Blobs`].
 pub trait BlobStore: Send + Sync + std::fmt::Debug {
+    /// Returns the digest of every stored blob, in no order (`skillscout backup`). Only the
+    /// file store lists; another backend is backed up with its own tools.
+    fn digests(&self) -> std::io::Result<Vec<Digest>> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "this blob store is not listed: back it up with its database's tools",
+        ))
+    }
+
     /// Returns true when the bytes with `digest` are stored.
     fn contains(&self, digest: &Digest) -> bool;
 
@@ -132,6 +141,24 @@ impl FileBlobs {
 }
 
 impl BlobStore for FileBlobs {
+    fn digests(&self) -> std::io::Result<Vec<Digest>> {
+        let mut digests = Vec::new();
+        for folder in fs::read_dir(&self.root)? {
+            let folder = folder?;
+            if !folder.file_type()?.is_dir() {
+                continue;
+            }
+            for file in fs::read_dir(folder.path())? {
+                let file = file?;
+                // Temporary files of writes in progress are not blobs yet.
+                if let Some(digest) = file.file_name().to_str().and_then(Digest::from_hex) {
+                    digests.push(digest);
+                }
+            }
+        }
+        Ok(digests)
+    }
+
     fn contains(&self, digest: &Digest) -> bool {
         self.path(digest).is_file()
     }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use formats::{Domain, Skill};
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use url::Url;
@@ -40,6 +40,21 @@ const HTTP_CACHE: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("http_
 const META: TableDefinition<'_, &str, &str> = TableDefinition::new("meta");
 /// The key of the store's identity in [`META`].
 const IDENTITY: &str = "identity";
+
+/// Copies every entry of `table` from a read transaction into a write transaction.
+fn copy_table<K: redb::Key + 'static, V: redb::Value + 'static>(
+    read: &redb::ReadTransaction,
+    write: &redb::WriteTransaction,
+    table: TableDefinition<'_, K, V>,
+) -> Result<(), redb::Error> {
+    let source = read.open_table(table)?;
+    let mut target = write.open_table(table)?;
+    for entry in source.iter()? {
+        let (key, value) = entry?;
+        target.insert(key.value(), value.value())?;
+    }
+    Ok(())
+}
 
 /// The store's clock: what "now" is for the frontier's schedule (a test sets its own).
 pub type Clock = Arc<dyn Fn() -> OffsetDateTime + Send + Sync>;
@@ -110,6 +125,41 @@ impl EmbeddedStore {
             Ok(())
         })?;
         Ok(store)
+    }
+
+    /// Writes a consistent copy of the whole store, as of one read transaction (writers go on
+    /// meanwhile), into a new database file at `dest`; returns the number of records (and
+    /// tombstones) it holds.
+    pub fn snapshot(&self, dest: &Path) -> Result<u64, StoreError> {
+        let database_error = |message: String| StoreError::Database {
+            location: dest.display().to_string(),
+            message,
+        };
+        let copy = redb::Builder::new()
+            .set_cache_size(CACHE_BYTES)
+            .create(dest)
+            .map_err(|error| database_error(error.to_string()))?;
+        let read = self.db.begin_read().map_err(|e| self.error(e))?;
+        let write = copy
+            .begin_write()
+            .map_err(|error| database_error(error.to_string()))?;
+        let records = (|| -> Result<u64, redb::Error> {
+            copy_table(&read, &write, RECORDS)?;
+            copy_table(&read, &write, CHANGES)?;
+            copy_table(&read, &write, DOMAINS)?;
+            copy_table(&read, &write, HTTP_CACHE)?;
+            copy_table(&read, &write, META)?;
+            copy_table(&read, &write, frontier::FRONTIER)?;
+            copy_table(&read, &write, frontier::DUE)?;
+            copy_table(&read, &write, frontier::LAST)?;
+            copy_table(&read, &write, frontier::DELISTED)?;
+            Ok(read.open_table(RECORDS)?.len()?)
+        })()
+        .map_err(|error| database_error(error.to_string()))?;
+        write
+            .commit()
+            .map_err(|error| database_error(error.to_string()))?;
+        Ok(records)
     }
 
     /// Returns the database file's path.
@@ -237,6 +287,10 @@ impl EmbeddedStore {
 }
 
 impl RecordStore for EmbeddedStore {
+    fn snapshot(&self, dest: &Path) -> Result<u64, StoreError> {
+        EmbeddedStore::snapshot(self, dest)
+    }
+
     /// Returns the stored record with `id`, tombstones included.
     fn record(&self, id: &str) -> Result<Option<StoredRecord>, StoreError> {
         let txn = self.db.begin_read().map_err(|e| self.error(e))?;

@@ -47,6 +47,7 @@
 //! - No backend type (redb's or another) appears in a signature of this crate.
 
 mod apply;
+pub mod backup;
 pub mod blobs;
 pub mod embedded;
 pub mod frontier;
@@ -158,6 +159,18 @@ pub fn migrate(url: &str) -> Result<Migrated, StoreError> {
 
 /// Records, their change log and per-domain status. Blocking; see the crate docs.
 pub trait RecordStore: Send + Sync + Debug {
+    /// Writes a consistent copy of the whole store into a new embedded database file at
+    /// `dest` (`skillscout backup`); returns the number of records, tombstones included. Only
+    /// the embedded store can: a PostgreSQL store is backed up with PostgreSQL's tools.
+    fn snapshot(&self, dest: &std::path::Path) -> Result<u64, StoreError> {
+        Err(StoreError::Database {
+            location: dest.display().to_string(),
+            message: "only the embedded store is backed up by skillscout backup; back up a \
+                      PostgreSQL store with pg_dump"
+                .to_owned(),
+        })
+    }
+
     /// Returns the stored record with `id`, tombstones included.
     fn record(&self, id: &str) -> Result<Option<StoredRecord>, StoreError>;
 

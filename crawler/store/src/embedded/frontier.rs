@@ -28,9 +28,9 @@ use crate::types::{ApplyStats, StoreError};
 /// Domain -> JSON of [`FrontierEntry`].
 pub(super) const FRONTIER: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("frontier");
 /// (next crawl, unix milliseconds; domain) -> target, for every row not delisted.
-const DUE: TableDefinition<'_, (i64, &str), &str> = TableDefinition::new("frontier_due");
+pub(super) const DUE: TableDefinition<'_, (i64, &str), &str> = TableDefinition::new("frontier_due");
 /// (last crawl, unix milliseconds; domain) -> (), for every row crawled once.
-const LAST: TableDefinition<'_, (i64, &str), ()> = TableDefinition::new("frontier_last");
+pub(super) const LAST: TableDefinition<'_, (i64, &str), ()> = TableDefinition::new("frontier_last");
 /// Domain -> () for every delisted row.
 pub(super) const DELISTED: TableDefinition<'_, &str, ()> = TableDefinition::new("delisted");
 
