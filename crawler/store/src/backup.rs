@@ -81,9 +81,20 @@ pub fn write(
         flate2::Compression::default(),
     ));
     let mtime = u64::try_from(created_at.unix_timestamp()).unwrap_or(0);
-    let store_bytes = std::fs::read(&snapshot).map_err(io("cannot read the store's snapshot"))?;
-    append(&mut archive, STORE_FILE, &store_bytes, mtime)?;
-    drop(store_bytes);
+    // Streamed from the spooled file: the store may be larger than memory.
+    let file = std::fs::File::open(&snapshot).map_err(io("cannot read the store's snapshot"))?;
+    let size = file
+        .metadata()
+        .map_err(io("cannot read the store's snapshot"))?
+        .len();
+    let mut header = tar::Header::new_gnu();
+    header.set_size(size);
+    header.set_mode(0o644);
+    header.set_mtime(mtime);
+    header.set_entry_type(tar::EntryType::Regular);
+    archive
+        .append_data(&mut header, STORE_FILE, file)
+        .map_err(io("cannot write the backup"))?;
     let mut written = 0u64;
     for digest in &digests {
         let Some(bytes) = blobs
