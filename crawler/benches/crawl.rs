@@ -19,6 +19,12 @@
 //! each SKILL.md 1 MiB, and the crawler (64 hosts at once, no host delay) crawls it alone, once
 //! per size. What the crawler holds must not grow with N: its records go to the store as they
 //! are built.
+//!
+//! `--tree DIR [--rounds N] [--delay-ms MS] [--prefetch-files]` crawls a tree of sites on disk
+//! (`DIR/<host>/.well-known/…`, as `seeds/web` and `../shared/corpus` are), served on
+//! loopback, N times (default 10), each into a fresh data directory, and prints each round's
+//! wall time and the median: what a crawl of real content costs, parsing, unpacking and the
+//! safety audit included. Run a build of another commit the same way, turn about, to compare.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -61,6 +67,16 @@ fn main() {
             .parse()
             .unwrap();
         return child(&mode, &address, hosts, concurrency, delay);
+    }
+    if let Some(tree) = value("--tree") {
+        let rounds = value("--rounds").map_or(10, |n| n.parse().unwrap());
+        let delay = value("--delay-ms").map_or(0, |n| n.parse().unwrap());
+        return crawl_tree(
+            std::path::Path::new(&tree),
+            rounds,
+            delay,
+            flag("--prefetch-files"),
+        );
     }
     if let Some(sizes) = value("--hostile") {
         let sizes: Vec<usize> = sizes.split(',').map(|n| n.parse().unwrap()).collect();
@@ -441,4 +457,114 @@ fn peak_kib() -> u64 {
                 .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// Crawls every site of `tree` `rounds` times, each into a fresh data directory, and prints
+/// each round's wall time and the median.
+fn crawl_tree(tree: &std::path::Path, rounds: usize, delay_ms: u64, prefetch: bool) {
+    let mut hosts: Vec<String> = std::fs::read_dir(tree)
+        .expect("read the tree")
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().join(".well-known").is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    hosts.sort();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let root = tree.to_owned();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    runtime.spawn(async move {
+        let root = Arc::new(root);
+        let files = Router::new().fallback(move |headers: HeaderMap, uri: Uri| {
+            let root = Arc::clone(&root);
+            async move { tree_file(&root, &headers, &uri) }
+        });
+        axum::serve(listener, files).await
+    });
+    let resolve = format!("*=127.0.0.1:{port}");
+    let mut times = Vec::new();
+    let mut skills = 0;
+    for round in 1..=rounds {
+        let targets: Vec<SeedTarget> = hosts
+            .iter()
+            .map(|host| format!("http://{host}").parse().unwrap())
+            .collect();
+        let started = Instant::now();
+        let report = runtime.block_on(crawl_tree_once(&resolve, targets, delay_ms, prefetch));
+        let seconds = started.elapsed().as_secs_f64();
+        skills = report.totals.skills;
+        println!("round {round}: {seconds:.3} s, {skills} skills");
+        times.push(seconds);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "MEDIAN {:.3} s over {rounds} rounds, {} hosts, {skills} skills (min {:.3}, max {:.3})",
+        times[times.len() / 2],
+        hosts.len(),
+        times[0],
+        times[times.len() - 1]
+    );
+}
+
+async fn crawl_tree_once(
+    resolve: &str,
+    targets: Vec<SeedTarget>,
+    delay_ms: u64,
+    prefetch: bool,
+) -> crawler::crawl::CrawlReport {
+    let dir = std::env::temp_dir().join(format!("skillscout-bench-tree-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = Arc::new(Store::open(&dir).unwrap());
+    let blobs = Blobs::open(&dir).unwrap();
+    let mut config = CrawlConfig::default();
+    config.fetch.resolve = vec![resolve.parse().unwrap()];
+    config.fetch.host_delay = Duration::from_millis(delay_ms);
+    config.prefetch_files = prefetch;
+    config.keep_report_lines = false;
+    let report = crawler::crawl::crawl(
+        config,
+        targets,
+        store,
+        blobs,
+        Arc::new(Quiet),
+        std::future::pending(),
+    )
+    .await
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    report
+}
+
+/// Answers a request with the file of `root` its host and path name, or a 404.
+fn tree_file(root: &std::path::Path, headers: &HeaderMap, uri: &Uri) -> Response<Body> {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("")
+        .split(':')
+        .next()
+        .unwrap_or("");
+    let mut file = root.join(host);
+    let mut safe = !host.is_empty() && !host.contains(['/', '\\']) && host != "..";
+    for segment in uri.path().split('/').filter(|segment| !segment.is_empty()) {
+        match formats::site::decode_path_segment(segment) {
+            Some(decoded) if decoded != ".." && !decoded.contains(['/', '\\']) => {
+                file.push(decoded);
+            }
+            _ => safe = false,
+        }
+    }
+    match std::fs::read(&file) {
+        Ok(bytes) if safe && file.is_file() => Response::new(Body::from(bytes)),
+        _ => {
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::NOT_FOUND;
+            response
+        }
+    }
 }
