@@ -227,7 +227,10 @@ impl Directory {
     }
 
     /// [`Directory::store_seen`], leaving the caller to say why it failed.
-    async fn read_store_seq(&self, progress: &CrawlProgress) -> Result<(), store::StoreError> {
+    pub(crate) async fn read_store_seq(
+        &self,
+        progress: &CrawlProgress,
+    ) -> Result<(), store::StoreError> {
         progress.store_seen(self.store.last_seq().await?);
         Ok(())
     }
@@ -435,14 +438,16 @@ const MAX_SYNC_BACKOFF: Duration = Duration::from_secs(60);
 
 /// How often a replica reads the store's latest change number between two syncs, so that the
 /// lag `/healthz` reports grows while changes wait for the next sync rather than reading 0
-/// until then. One small query; a failure is left to the next sync to report.
+/// until then, and an outage is seen (and its end) within a moment. One small query.
 const STORE_SEQ_EVERY: Duration = Duration::from_millis(250);
 
 /// Follows the store's change log until shutdown: every `every`, takes the new changes into
 /// the index; meanwhile reads the store's latest change number every [`STORE_SEQ_EVERY`] (the
-/// lag `/healthz` reports). A sync that fails is retried with a doubling wait, up to
-/// [`MAX_SYNC_BACKOFF`]; nothing is lost, as the next sync starts from the index's own change
-/// number.
+/// lag `/healthz` reports). While the store cannot be read, `/healthz` says the server is
+/// degraded, and syncs back off (doubling from `--sync-every` up to [`MAX_SYNC_BACKOFF`]) but
+/// the quick probe goes on: the first probe that succeeds ends the wait, so a store back
+/// from a restart is synced with at once. Nothing is lost, as each sync starts from the
+/// index's own change number.
 async fn follow(
     directory: Directory,
     progress: CrawlProgress,
@@ -461,18 +466,32 @@ async fn follow(
                 () = tokio::time::sleep((next_sync - now).min(STORE_SEQ_EVERY)) => {}
                 () = shutdown.wait() => return,
             }
-            if tokio::time::Instant::now() < next_sync
-                && let Err(error) = directory.read_store_seq(&progress).await
-            {
-                tracing::debug!(%error, "cannot read the store's latest change");
+            if tokio::time::Instant::now() >= next_sync {
+                break;
+            }
+            let was_down = progress.store_down().is_some();
+            match directory.read_store_seq(&progress).await {
+                Ok(()) => {
+                    progress.store_reachable();
+                    if was_down {
+                        tracing::info!("the crawl store answers again; syncing");
+                        break;
+                    }
+                }
+                Err(error) => {
+                    progress.store_unreachable(&error.to_string());
+                    tracing::debug!(%error, "cannot read the store's latest change");
+                }
             }
         }
         match directory.sync(Some(&progress)).await {
             Ok(()) => {
+                progress.store_reachable();
                 directory.store_seen(&progress).await;
                 wait = every;
             }
             Err(error) => {
+                progress.store_unreachable(&format!("{error:#}"));
                 wait = (wait * 2).min(MAX_SYNC_BACKOFF).max(every);
                 tracing::warn!(
                     error = format!("{error:#}"),

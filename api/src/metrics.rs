@@ -58,6 +58,8 @@ pub(crate) struct Gauges {
     pub(crate) index_seq: u64,
     /// The crawl store's latest change number, when the server follows a shared store.
     pub(crate) store_seq: Option<u64>,
+    /// False while a shared store the server follows cannot be read.
+    pub(crate) store_up: bool,
     /// Crawl counters.
     pub(crate) crawl: Counters,
     /// True while a crawl runs.
@@ -202,12 +204,15 @@ impl Metrics {
         }
         if let Some(store_seq) = gauges.store_seq {
             let lag = store_seq.saturating_sub(gauges.index_seq);
+            let up = u8::from(gauges.store_up);
             let _ = writeln!(
                 out,
                 "# HELP skillscout_store_seq The shared crawl store's latest change number, read after the latest sync.\n\
                  # TYPE skillscout_store_seq gauge\nskillscout_store_seq {store_seq}\n\
                  # HELP skillscout_index_sync_lag Changes of the shared store the index does not hold yet.\n\
-                 # TYPE skillscout_index_sync_lag gauge\nskillscout_index_sync_lag {lag}"
+                 # TYPE skillscout_index_sync_lag gauge\nskillscout_index_sync_lag {lag}\n\
+                 # HELP skillscout_store_up 1 while the shared crawl store can be read, 0 while it cannot.\n\
+                 # TYPE skillscout_store_up gauge\nskillscout_store_up {up}"
             );
         }
         out.push_str("# HELP skillscout_crawl_domains_total Domains crawled by background crawls, by outcome.\n");

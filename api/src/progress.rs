@@ -29,6 +29,8 @@ struct State {
     /// The crawl store's latest change number, as a replica following a shared store last
     /// read it (after its latest sync); `None` for a server that does not follow one.
     store_seq: Option<u64>,
+    /// Since when, and why, the shared store cannot be read; `None` while it can.
+    store_down: Option<(OffsetDateTime, String)>,
 }
 
 /// Monotonic counters, exported by `/metrics`.
@@ -176,6 +178,26 @@ impl CrawlProgress {
     /// Returns the store's latest change number as last read, when the server follows one.
     pub(crate) fn store_seq(&self) -> Option<u64> {
         self.lock().store_seq
+    }
+
+    /// Says that the shared store could not be read (`error`): `/healthz` reports the server
+    /// degraded, its index and `store_seq` as of the last time it could, until
+    /// [`CrawlProgress::store_reachable`].
+    pub fn store_unreachable(&self, error: &str) {
+        let mut state = self.lock();
+        if state.store_down.is_none() {
+            state.store_down = Some((OffsetDateTime::now_utc(), error.to_owned()));
+        }
+    }
+
+    /// Says that the shared store answers again.
+    pub fn store_reachable(&self) {
+        self.lock().store_down = None;
+    }
+
+    /// Since when, and why, the shared store cannot be read.
+    pub fn store_down(&self) -> Option<(OffsetDateTime, String)> {
+        self.lock().store_down.clone()
     }
 
     pub(crate) fn view(&self) -> CrawlView {

@@ -241,6 +241,7 @@ impl Fetcher {
             requests: 0,
             cache_updates: Vec::new(),
             slot: None,
+            preloaded: None,
         })
     }
 
@@ -286,6 +287,17 @@ pub struct Session<'f> {
     /// The crawl slot the session's site holds, given back while it waits out a
     /// `Retry-After`; `None` outside a crawl (`validate URL`).
     slot: Option<CrawlSlot>,
+    /// The cache entries of the site's origin, read once when the session starts
+    /// ([`Session::preload`]): its URLs are looked up here, not in the store one by one.
+    preloaded: Option<Preloaded>,
+}
+
+/// The cache entries of one origin, by URL.
+#[derive(Debug)]
+struct Preloaded {
+    /// `scheme://host[:port]`.
+    origin: String,
+    entries: HashMap<String, CacheEntry>,
 }
 
 /// The method of a request on the wire, with a POST's body.
@@ -314,6 +326,39 @@ impl Session<'_> {
     /// Returns how many HTTP requests this session made.
     pub fn requests(&self) -> usize {
         self.requests
+    }
+
+    /// Reads the cache entries of `origin` at once, so that the site's requests find theirs
+    /// without a store read each (a domain never crawled has none, and costs one read).
+    /// A failure to read leaves the lookups to the store, URL by URL.
+    pub async fn preload(&mut self, origin: &Url) {
+        let Some(cache) = &self.fetcher.cache else {
+            return;
+        };
+        match cache.store.cached_of_origin(origin).await {
+            Ok(entries) => {
+                self.preloaded = Some(Preloaded {
+                    origin: origin.origin().ascii_serialization(),
+                    entries: entries.into_iter().collect(),
+                });
+            }
+            Err(error) => {
+                tracing::debug!(%error, %origin, "cannot read the origin's cache entries")
+            }
+        }
+    }
+
+    /// Returns the stored cache entry of `url`: from the preloaded origin, or the store.
+    fn stored_entry(&self, url: &Url) -> Option<CacheEntry> {
+        if let Some(preloaded) = &self.preloaded
+            && url.origin().ascii_serialization() == preloaded.origin
+        {
+            return preloaded.entries.get(url.as_str()).cloned();
+        }
+        let cache = self.fetcher.cache.as_ref()?;
+        // A point read from redb's page cache: cheaper in place than on the blocking pool
+        // (see the `store` crate docs).
+        cache.store.blocking().cached(url).ok()?
     }
 
     /// Takes the HTTP cache updates made so far, to store with the domain's results.
@@ -391,9 +436,7 @@ impl Session<'_> {
     /// A robots.txt stored less than a day ago, as its body (empty for a 4xx: allow all).
     async fn cached_robots(&self, robots_url: &Url) -> Option<Vec<u8>> {
         let cache = self.fetcher.cache.as_ref()?;
-        // A point read from redb's page cache: cheaper in place than on the blocking pool (see
-        // the `store` crate docs).
-        let entry = cache.store.blocking().cached(robots_url).ok()??;
+        let entry = self.stored_entry(robots_url)?;
         let age = time::OffsetDateTime::now_utc() - entry.stored_at;
         if age.is_negative() || age.unsigned_abs() > ROBOTS_CACHE_TTL {
             return None;
@@ -859,8 +902,7 @@ impl Session<'_> {
 
     async fn cache_lookup(&self, url: &Url) -> Option<CacheHit> {
         let cache = self.fetcher.cache.as_ref()?;
-        // A point read from redb's page cache (see `cached_robots`).
-        let entry = cache.store.blocking().cached(url).ok()??;
+        let entry = self.stored_entry(url)?;
         let policy: CachePolicy = serde_json::from_value(entry.policy.clone()).ok()?;
         let request = self.cache_request(url)?;
         let Some(body_digest) = entry.body else {

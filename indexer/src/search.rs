@@ -253,6 +253,12 @@ impl SearchIndex {
         Ok(CommitPayload::read(metas.payload.as_deref()).map_or(0, |payload| payload.seq))
     }
 
+    /// Returns the identity of the store the last commit followed, when it recorded one.
+    pub(crate) fn committed_store_identity(&self) -> Option<String> {
+        let metas = self.inner.index.load_metas().ok()?;
+        CommitPayload::read(metas.payload.as_deref())?.store
+    }
+
     /// Returns the number of records `caller` may see.
     pub fn count(&self, caller: Caller) -> Result<u64> {
         let mut request = SearchRequest::new("", caller);

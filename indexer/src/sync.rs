@@ -43,6 +43,7 @@ pub struct SyncStats {
 pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> {
     let batch = writer.sync_batch.max(1);
     let store_seq = store.blocking().last_seq().map_err(Error::Store)?;
+    let identity = store.blocking().identity().map_err(Error::Store)?;
     let mut seq = writer.committed_seq();
     let mut stats = SyncStats {
         from_seq: seq,
@@ -50,7 +51,22 @@ pub fn sync(store: &Store, writer: &mut IndexWriterHandle) -> Result<SyncStats> 
         rebuilt: seq == 0,
         ..SyncStats::default()
     };
-    if store_seq < seq {
+    let another_store = writer
+        .store_identity()
+        .is_some_and(|followed| followed != identity);
+    writer.set_store_identity(identity);
+    if another_store && seq > 0 {
+        // The store is not the one the index was built from (reset, or restored from a dump):
+        // its change numbers tell another history. Start again from its first change.
+        tracing::warn!(
+            index_seq = seq,
+            store_seq,
+            "the crawl store is not the one the index followed; rebuilding the index"
+        );
+        writer.clear()?;
+        seq = 0;
+        stats.rebuilt = true;
+    } else if store_seq < seq {
         // The index is ahead of the store: it was built from another store (the data
         // directory was reset). Start again from the store's first change.
         tracing::warn!(
@@ -245,6 +261,58 @@ mod tests {
             Index::open_or_create(&dir.path().join("index"), config).unwrap();
         assert_eq!(writer.committed_seq(), 6);
         assert_eq!(sync(&store, &mut writer).unwrap().commits, 0);
+    }
+
+    /// An index follows one store: given another one (a store reset, or restored from a dump
+    /// whose change numbers tell another history), it starts again from its first change
+    /// rather than take the other history's later changes for the rest of its own.
+    // See: the frontier issue, "a replica that was down while the store was restored from a
+    // dump syncs only the change numbers it has not seen".
+    #[test]
+    fn an_index_built_from_another_store_is_rebuilt() {
+        let first = tempfile::tempdir().unwrap();
+        let second = tempfile::tempdir().unwrap();
+        let index_dir = tempfile::tempdir().unwrap();
+        let store = Store::open(first.path()).unwrap();
+        store
+            .blocking()
+            .apply_domain(
+                &status(T1),
+                records(&["alpha", "beta", "gamma"], "First."),
+                T1,
+            )
+            .unwrap();
+        let Index { mut writer, search } =
+            Index::open_or_create(index_dir.path(), IndexConfig::default()).unwrap();
+        sync(&store, &mut writer).unwrap();
+        assert_eq!(search.num_docs(), 3);
+        assert_eq!(writer.committed_seq(), 3);
+
+        // Another store, whose change log is longer and holds other records.
+        let other = Store::open(second.path()).unwrap();
+        other
+            .blocking()
+            .apply_domain(
+                &status(T2),
+                records(&["delta", "epsilon", "zeta", "eta"], "Other."),
+                T2,
+            )
+            .unwrap();
+        let stats = sync(&other, &mut writer).unwrap();
+        assert!(stats.rebuilt);
+        assert_eq!((stats.from_seq, stats.to_seq, stats.upserted), (3, 4, 4));
+        assert_eq!(search.num_docs(), 4);
+        assert!(
+            search
+                .get("a.test/alpha", Caller::Authenticated)
+                .unwrap()
+                .is_none()
+        );
+
+        // The same store again: nothing to do.
+        let stats = sync(&other, &mut writer).unwrap();
+        assert!(!stats.rebuilt);
+        assert_eq!(stats.commits, 0);
     }
 
     /// Counts the texts it embeds.

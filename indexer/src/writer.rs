@@ -27,6 +27,10 @@ pub(crate) struct CommitPayload {
     /// ([`crate::semantic::vectors_id`]); `None` when the index holds none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) model: Option<String>,
+    /// The identity of the crawl store whose change log the index follows; `None` for an
+    /// index written before stores had one (it takes the store's at its next commit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) store: Option<String>,
 }
 
 impl CommitPayload {
@@ -45,6 +49,8 @@ pub struct IndexWriterHandle {
     writer: IndexWriter<TantivyDocument>,
     search: SearchIndex,
     committed_seq: u64,
+    /// The identity of the store the index follows (see [`CommitPayload::store`]).
+    store_identity: Option<String>,
     pending: usize,
     pub(crate) sync_batch: usize,
     /// The unstemmed words analyzer, for the word prefixes of each document.
@@ -74,10 +80,12 @@ impl IndexWriterHandle {
         model: Option<Arc<dyn Embed>>,
         carried: HashMap<String, Vec<u8>>,
     ) -> IndexWriterHandle {
+        let store_identity = search.committed_store_identity();
         IndexWriterHandle {
             writer,
             search,
             committed_seq,
+            store_identity,
             pending: 0,
             sync_batch,
             words: crate::tokenizer::words_analyzer(),
@@ -204,6 +212,7 @@ impl IndexWriterHandle {
             schema_version: SCHEMA_VERSION,
             seq,
             model: self.model.as_deref().map(crate::semantic::vectors_id),
+            store: self.store_identity.clone(),
         })
         .map_err(|error| Error::CorruptRecord {
             id: "commit payload".to_owned(),
@@ -224,6 +233,16 @@ impl IndexWriterHandle {
     /// Returns the change sequence number of the last commit (0 for a new index).
     pub fn committed_seq(&self) -> u64 {
         self.committed_seq
+    }
+
+    /// Returns the identity of the store the index follows, as its last commit recorded it.
+    pub fn store_identity(&self) -> Option<&str> {
+        self.store_identity.as_deref()
+    }
+
+    /// Records the identity of the store the index follows, from the next commit on.
+    pub fn set_store_identity(&mut self, identity: String) {
+        self.store_identity = Some(identity);
     }
 
     /// Returns how many upserts and deletes wait for the next commit.
@@ -315,6 +334,7 @@ mod tests {
                 schema_version: 1,
                 seq: 7,
                 model: None,
+                store: None,
             })
         );
         assert_eq!(

@@ -13,7 +13,9 @@ use crate::state::AppState;
 
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 
-/// `GET /healthz`: 200 while the server answers and its index can be read.
+/// `GET /healthz`: 200 while the server answers and its index can be read; `status` is
+/// `degraded` (still 200: the index is served, as of its last sync) while a shared store it
+/// follows cannot be read, with since when and why.
 ///
 /// The index's commit point is read in place, not on the blocking pool: it is one small
 /// metadata file in the page cache, and under overload the pool is busy with the searches
@@ -32,6 +34,14 @@ pub(crate) async fn healthz(State(state): State<AppState>) -> Result<Response, A
         body["store_seq"] = json!(store_seq);
         body["sync_lag"] = json!(store_seq.saturating_sub(seq));
     }
+    if let Some((since, error)) = state.progress().store_down() {
+        body["status"] = json!("degraded");
+        body["store"] = json!({
+            "status": "unavailable",
+            "since": since.format(&time::format_description::well_known::Rfc3339).ok(),
+            "error": error,
+        });
+    }
     Ok(([(CACHE_CONTROL, NO_STORE)], Json(body)).into_response())
 }
 
@@ -45,6 +55,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Result<Response, A
                 public_records: directory.public_records()?,
                 index_seq: directory.index_seq()?,
                 store_seq: directory.progress().store_seq(),
+                store_up: directory.progress().store_down().is_none(),
                 crawl,
                 crawl_running,
             })

@@ -25,8 +25,9 @@
 //!
 //! The risk is the highest severity found, raised by combinations that only malware makes:
 //! a credential read (at medium or above) and data sent to a suspicious place in the same skill
-//! is `critical`; a credential read and any outbound send of data in the same file is at least
-//! `high`; three or more rules at medium or above across code, secrets, persistence and
+//! is `critical`; a credential read and any outbound send of data anywhere in the skill is at
+//! least `high` (and shown as a finding at the send); three or more rules at medium or above
+//! across code, secrets, persistence and
 //! executables are at least `high`. Findings in text presented as a warning or an example of
 //! an attack stay visible (at medium at most) but take no part in these combinations.
 //! Otherwise a single medium finding never makes a skill `high`.
@@ -38,24 +39,31 @@
 //! not backtrack); a rule reports at most [`MAX_FINDINGS_PER_RULE_PER_FILE`] lines of a file and
 //! a skill at most [`MAX_FINDINGS`] findings, the most severe kept.
 
+mod agent;
 mod binary;
 mod capability;
+mod dependencies;
 mod download;
 mod execution;
 mod exfiltration;
 mod hidden;
 mod hosts;
 mod injection;
+mod pattern_list;
+mod rebuilt;
 mod render;
 mod report;
 mod rule;
+mod sabotage;
 mod secrets;
+mod surveillance;
 mod system;
 mod text;
 mod unicode;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -285,7 +293,18 @@ pub fn audit(input: &AuditInput<'_>) -> Audit {
         if readable == 0 {
             continue;
         }
-        if let Some(document) = Document::read(file.path, &file.bytes[..readable]) {
+        let bytes = &file.bytes[..readable];
+        if let Some(document) = Document::read(file.path, bytes) {
+            audit_document(&document, &mut report, &mut reach);
+        } else if let Some(from) = binary::appended_text(file.path, bytes) {
+            report.whole(
+                file.path,
+                Rule::PolyglotFile,
+                Severity::High,
+                format!("{} bytes of text after the end of the file's format", bytes.len() - from),
+                "text is appended after the end of a media file, where no viewer shows it: a script hidden in an image is read here as a script".to_owned(),
+            );
+            let document = Document::appended(file.path, bytes, from);
             audit_document(&document, &mut report, &mut reach);
         }
     }
@@ -342,15 +361,58 @@ impl Sink {
     }
 }
 
+/// The words each family of rules cannot do without, in the order `detect` runs the families:
+/// a piece of text without any of a family's words is not shown to it. (One `RegexSet` of
+/// them all costs more than these searches, most of which a literal prefilter cuts short.)
+static GATES: LazyLock<[regex::Regex; 7]> = LazyLock::new(|| {
+    [
+        injection::GATE,
+        execution::GATE,
+        secrets::GATE,
+        system::GATE,
+        agent::GATE,
+        dependencies::GATE,
+        sabotage::GATE,
+    ]
+    .map(|gate| regex::Regex::new(gate).expect("the pattern is valid"))
+});
+
 /// Runs every content rule over `text` (a segment, or text decoded from one).
 pub(crate) fn detect(text: &str, context: &Context, depth: usize, sink: &mut Sink) {
-    injection::detect(text, context, sink);
-    execution::detect(text, context, sink);
-    secrets::detect(text, context, sink);
-    system::detect(text, context, sink);
+    let [
+        injection,
+        execution,
+        secrets,
+        system,
+        agent,
+        dependencies,
+        sabotage,
+    ] = &*GATES;
+    if injection.is_match(text) {
+        injection::detect(text, context, sink);
+    }
+    if execution.is_match(text) {
+        execution::detect(text, context, sink);
+    }
+    if secrets.is_match(text) {
+        secrets::detect(text, context, sink);
+    }
+    if system.is_match(text) {
+        system::detect(text, context, sink);
+    }
+    if agent.is_match(text) {
+        agent::detect(text, context, sink);
+    }
+    if dependencies.is_match(text) {
+        dependencies::detect(text, sink);
+    }
+    if sabotage.is_match(text) {
+        sabotage::detect(text, sink);
+    }
     capability::reach(text, context, sink);
     if depth < MAX_DECODE_DEPTH {
         hidden::encoded(text, context, depth, sink);
+        rebuilt::rebuilt(text, depth, sink);
     }
 }
 
@@ -367,9 +429,10 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
         report.add(document, line, col, hit);
     }
     if document.kind == text::FileKind::Script {
-        reach.note(Capability::Shell, document, 0, 0);
+        reach.note(Capability::Shell, document, document.first_line(), 0);
     }
     let segments = document.segments();
+    let mut sends = false;
     for segment in &segments {
         let mut sink = Sink::default();
         detect(&segment.text, &segment.context, 0, &mut sink);
@@ -384,12 +447,14 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
             continue;
         }
         for (capability, at) in sink.reaches {
+            sends |= capability == Capability::Send;
             let (line, col) = segment.locate(at);
             reach.note(capability, document, line, col);
         }
     }
     let later = download::downloads(&segments)
         .into_iter()
+        .chain(download::paste_lures(&segments))
         .chain(execution::evaluations(&segments));
     for (index, hit) in later {
         if let Some(segment) = segments.get(index) {
@@ -401,8 +466,25 @@ fn audit_document(document: &Document<'_>, report: &mut Report, reach: &mut Reac
             report.add(document, line, col, hit);
         }
     }
-    if let Some((line, col, hit)) = system::document(document) {
-        report.add(document, line, col, hit);
+    // Constructs judged over the whole file, whose pieces sit on different lines.
+    let whole = [
+        system::document(document),
+        agent::other_skills(document),
+        sabotage::logic_bomb(document),
+        surveillance::clipboard(document),
+        surveillance::screen(document, sends),
+        surveillance::keys(document, sends),
+        execution::reverse_shell_lines(document),
+        text::is_requirements(document.path)
+            .then(|| dependencies::requirements(document))
+            .flatten(),
+    ];
+    for (line, col, hit) in whole.into_iter().flatten() {
+        // A construct shown under a warning ("dangerous code patterns") is an example there too.
+        let example = segments.iter().any(|segment| {
+            segment.context.cautionary && segment.pieces.iter().any(|piece| piece.line == line)
+        });
+        report.add_weighed(document, line, col, hit, example);
     }
 }
 

@@ -8,6 +8,9 @@
 
 mod mcp;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use time::OffsetDateTime;
 use url::Url;
 
@@ -18,7 +21,7 @@ use formats::seeds::SeedTarget;
 use formats::site::{
     Body, NormalizeJob, Reply, Request, RequestKind, SiteCrawl, SiteFindings, SiteOptions, Step,
 };
-use formats::skill::{Digest, Format, Skill};
+use formats::skill::{Format, Skill};
 use store::blobs::Blobs;
 use store::{CacheEntry, CachingHeaders, CrawlErrorEntry, DomainStatus, Outcome, Store, Streamed};
 
@@ -77,6 +80,7 @@ pub async fn crawl_domain(
         }
     };
 
+    session.preload(target.origin()).await;
     let robots = session.robots(target.origin()).await;
     let found = match robots.failure {
         Some(failure) => SiteFindings {
@@ -113,10 +117,13 @@ async fn drive(
     loop {
         match site.next_step() {
             Step::Fetch(request) => {
-                let reply = fetch(session, fetcher, &request, &mut kept.caching).await;
+                let lost = Arc::clone(&kept.blobs_lost);
+                let reply = fetch(session, fetcher, &request, &mut kept.caching, &lost).await;
                 site.answer(reply);
             }
-            Step::Normalize(job) => normalize(&mut site, fetcher, job).await,
+            Step::Normalize(job) => {
+                normalize(&mut site, fetcher, job, Arc::clone(&kept.blobs_lost)).await;
+            }
             Step::Done => return site.finish(),
         }
         kept.stream_if_full(&mut site).await;
@@ -141,6 +148,10 @@ struct Kept<'s> {
     errors_omitted: usize,
     /// What the index answers said about caching.
     caching: Option<CachingHeaders>,
+    /// Set when fetched bytes could not be kept in the blob store (a shared store that
+    /// stayed unavailable): the records would name files the directory does not hold, so
+    /// none is stored, and the domain is crawled again.
+    blobs_lost: Arc<AtomicBool>,
 }
 
 impl<'s> Kept<'s> {
@@ -154,7 +165,13 @@ impl<'s> Kept<'s> {
             errors: Vec::new(),
             errors_omitted: 0,
             caching: None,
+            blobs_lost: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// True once bytes could not be kept in the blob store.
+    fn blobs_lost(&self) -> bool {
+        self.blobs_lost.load(Ordering::SeqCst)
     }
 
     /// Takes the pipeline's finished records and stores those held once they outgrow the
@@ -164,9 +181,13 @@ impl<'s> Kept<'s> {
         self.flush_if_full().await;
     }
 
-    /// Stores the records held once they outgrow the budget.
+    /// Stores the records held once they outgrow the budget (not after a blob was lost:
+    /// what is held is then dropped at the end).
     async fn flush_if_full(&mut self) {
         let Some(store) = self.store else { return };
+        if self.blobs_lost() {
+            return;
+        }
         if self.held.len() < STREAM_RECORDS && self.held_weight < STREAM_BYTES {
             return;
         }
@@ -253,6 +274,7 @@ async fn fetch(
     fetcher: &Fetcher,
     request: &Request,
     caching: &mut Option<CachingHeaders>,
+    blobs_lost: &AtomicBool,
 ) -> Reply {
     let known = match (request.digest, fetcher.blobs()) {
         (Some(digest), Some(blobs)) => blobs.get(&digest).await.ok().flatten(),
@@ -272,7 +294,7 @@ async fn fetch(
         *caching = Some(caching.map_or(said, |before| before.and(said)));
     }
     if request.keeps_body() {
-        keep_blob_async(fetcher.blobs(), &response.body).await;
+        keep_blob_async(fetcher.blobs(), &response.body, blobs_lost).await;
     }
     Ok(Body {
         url: response.url,
@@ -283,13 +305,18 @@ async fn fetch(
 
 /// Unpacking an archive (up to 64 MiB) and parsing YAML are CPU work: they run on the
 /// blocking pool so the other domains' requests keep flowing.
-async fn normalize(site: &mut SiteCrawl, fetcher: &Fetcher, job: Box<NormalizeJob>) {
+async fn normalize(
+    site: &mut SiteCrawl,
+    fetcher: &Fetcher,
+    job: Box<NormalizeJob>,
+    blobs_lost: Arc<AtomicBool>,
+) {
     let url = job.url().clone();
     let blobs = fetcher.blobs().cloned();
     let normalised = tokio::task::spawn_blocking(move || {
         let normalized = job.run();
         for bytes in normalized.bytes_to_keep() {
-            keep_blob(blobs.as_ref(), bytes);
+            keep_blob(blobs.as_ref(), bytes, &blobs_lost);
         }
         normalized
     })
@@ -315,8 +342,19 @@ fn finish(
     // The records not streamed stay with the findings.
     kept.hold(std::mem::take(&mut found.records));
     found.records = std::mem::take(&mut kept.held);
+    if kept.blobs_lost() {
+        // Files the records name could not be stored: nothing of this crawl is kept as the
+        // domain's content (its stored records stay as they were), and it is crawled again.
+        found.records.clear();
+        found.indexes.clear();
+        found.withdrawn.clear();
+    }
 
-    let outcome = outcome(&found);
+    let outcome = if kept.blobs_lost() {
+        Outcome::Error
+    } else {
+        outcome(&found)
+    };
     let usable: Vec<&IndexRead> = found.indexes.iter().filter(|index| index.usable).collect();
     let mut formats: Vec<Format> = usable.iter().map(|index| index.format).collect();
     formats.dedup();
@@ -328,6 +366,16 @@ fn finish(
         .collect();
 
     let mut errors = site_errors(&found);
+    if kept.blobs_lost() {
+        errors.push(CrawlErrorEntry {
+            code: STORE_UNAVAILABLE.to_owned(),
+            message: "the store could not keep the skills' files; nothing of this crawl is \
+                      kept, and the domain is crawled again"
+                .to_owned(),
+            url: target.to_string(),
+            record: None,
+        });
+    }
     errors.append(&mut kept.errors);
     let errors_omitted = errors.len().saturating_sub(MAX_LISTED_ERRORS) + kept.errors_omitted;
     errors.truncate(MAX_LISTED_ERRORS);
@@ -442,27 +490,60 @@ fn entry_of(diagnostic: &Diagnostic, url: &Url) -> CrawlErrorEntry {
     }
 }
 
-/// Keeps fetched bytes in the blob store from async code, on the blocking pool.
-async fn keep_blob_async(blobs: Option<&Blobs>, bytes: &[u8]) -> Option<Digest> {
-    match blobs?.put(bytes.to_vec()).await {
-        Ok(digest) => Some(digest),
-        Err(error) => {
-            tracing::warn!(%error, "cannot write to the blob store");
-            None
+/// The code of the error a domain ends with when its files could not be stored.
+const STORE_UNAVAILABLE: &str = "store_unavailable";
+
+/// True when a blob write failed because a shared store is unavailable for a while (a
+/// PostgreSQL restart): worth waiting out, as record writes are.
+fn is_unavailable(error: &std::io::Error) -> bool {
+    error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<store::StoreError>())
+        .is_some_and(|inner| matches!(inner, store::StoreError::Unavailable { .. }))
+}
+
+/// Keeps fetched bytes in the blob store from async code, on the blocking pool, waiting out
+/// a store that is unavailable for a while; sets `lost` when they could not be kept.
+async fn keep_blob_async(blobs: Option<&Blobs>, bytes: &[u8], lost: &AtomicBool) {
+    let Some(blobs) = blobs else { return };
+    let mut attempt = 0;
+    loop {
+        match blobs.put(bytes.to_vec()).await {
+            Ok(_) => return,
+            Err(error) if is_unavailable(&error) && attempt < super::feed::STORE_RETRIES => {
+                let wait = super::feed::store_retry_wait(attempt);
+                tracing::warn!(%error, retry_in = ?wait, "storing a file failed; retrying");
+                tokio::time::sleep(wait).await;
+                attempt += 1;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot write to the blob store");
+                lost.store(true, Ordering::SeqCst);
+                return;
+            }
         }
     }
 }
 
-/// Keeps fetched bytes in the blob store, when the crawl keeps anything; for code on the
-/// blocking pool. A failure to write is logged and otherwise ignored: the blob store is a
-/// cache.
-fn keep_blob(blobs: Option<&Blobs>, bytes: &[u8]) -> Option<Digest> {
-    let blobs = blobs?;
-    match blobs.blocking().put(bytes) {
-        Ok(digest) => Some(digest),
-        Err(error) => {
-            tracing::warn!(%error, "cannot write to the blob store");
-            None
+/// Keeps fetched bytes in the blob store, for code on the blocking pool, waiting out a store
+/// that is unavailable for a while; sets `lost` when they could not be kept.
+fn keep_blob(blobs: Option<&Blobs>, bytes: &[u8], lost: &AtomicBool) {
+    let Some(blobs) = blobs else { return };
+    let mut attempt = 0;
+    loop {
+        match blobs.blocking().put(bytes) {
+            Ok(_) => return,
+            Err(error) if is_unavailable(&error) && attempt < super::feed::STORE_RETRIES => {
+                let wait = super::feed::store_retry_wait(attempt);
+                tracing::warn!(%error, retry_in = ?wait, "storing a file failed; retrying");
+                std::thread::sleep(wait);
+                attempt += 1;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot write to the blob store");
+                lost.store(true, Ordering::SeqCst);
+                return;
+            }
         }
     }
 }

@@ -45,10 +45,9 @@ pub const IDLE_REPORT_EVERY: Duration = Duration::from_secs(60);
 
 /// The wait after a lease that found nothing due, while domains are in flight.
 const LEASE_SPACING: Duration = Duration::from_millis(100);
-/// The first wait before asking again for a given target another crawl held.
-const RETRY_HELD_FIRST: Duration = Duration::from_millis(100);
-/// The longest wait before asking again for a given target another crawl held.
-const RETRY_HELD_LONGEST: Duration = Duration::from_secs(1);
+/// How long before asking again for the given targets another crawl held: they are most
+/// likely being crawled (if their holder died, its leases expire and this crawl takes them).
+const RETRY_HELD: Duration = Duration::from_millis(500);
 
 /// The wait before retry number `attempt` (0 for the first) of a store call.
 pub(crate) fn store_retry_wait(attempt: u32) -> Duration {
@@ -197,11 +196,10 @@ pub(crate) enum TopUp {
     Over,
 }
 
-/// A given target to ask for again.
+/// A given target another crawl held, to ask for again at `at`.
 struct Deferred {
     target: SeedTarget,
     at: tokio::time::Instant,
-    tries: u32,
 }
 
 /// What a crawl of given targets skipped, for its summary.
@@ -230,8 +228,7 @@ pub(crate) struct Leases {
     targets: Mutex<Option<Targets>>,
     /// Given targets added to the frontier and not leased yet.
     added: Mutex<VecDeque<SeedTarget>>,
-    /// Given targets another crawl held when they were asked for: when to ask again, and how
-    /// many times they were asked for.
+    /// Given targets another crawl held when they were asked for, with when to ask again.
     deferred: Mutex<Vec<Deferred>>,
     held: Held,
     skipped: Mutex<Skipped>,
@@ -373,37 +370,29 @@ impl Leases {
     }
 
     /// Leases up to `room` of the given targets, reading and adding a page of them when the
-    /// added ones run out. A target another crawl holds is tried again later in this crawl
-    /// (a dead crawl's lease expires); one another crawl finished since this one began counts
-    /// as crawled.
+    /// added ones run out. A target another crawl holds is asked for again every
+    /// [`RETRY_HELD`] (all of them at once) until it is crawled, by its holder or, when the
+    /// holder's lease expired, by this crawl; one crawled since this crawl began counts as
+    /// crawled.
     async fn top_up_targets(&self, room: usize) -> Result<TopUp, StoreError> {
         let mut out = Vec::new();
-        let mut retried = false;
-        // How many times each retried target of this page was asked for already (they come
-        // first in the page).
-        let mut retry_tries: Vec<u32> = Vec::new();
+        let ready: Vec<SeedTarget> = {
+            let now = tokio::time::Instant::now();
+            let mut deferred = lock(&self.deferred);
+            let (ready, waiting): (Vec<Deferred>, Vec<Deferred>) = std::mem::take(&mut *deferred)
+                .into_iter()
+                .partition(|held| held.at <= now);
+            *deferred = waiting;
+            ready.into_iter().map(|held| held.target).collect()
+        };
+        if !ready.is_empty() {
+            self.lease_page(ready, &mut out).await?;
+        }
         while out.len() < room {
             let page: Vec<SeedTarget> = {
-                let mut page: Vec<SeedTarget> = Vec::new();
-                if !retried {
-                    retried = true;
-                    let now = tokio::time::Instant::now();
-                    let mut deferred = lock(&self.deferred);
-                    let mut at = 0;
-                    while at < deferred.len() && page.len() < room - out.len() {
-                        if deferred[at].at <= now {
-                            let again = deferred.swap_remove(at);
-                            page.push(again.target);
-                            retry_tries.push(again.tries);
-                        } else {
-                            at += 1;
-                        }
-                    }
-                }
                 let mut added = lock(&self.added);
-                let take = (room - out.len() - page.len()).min(added.len());
-                page.extend(added.drain(..take));
-                page
+                let take = (room - out.len()).min(added.len());
+                added.drain(..take).collect()
             };
             if page.is_empty() {
                 if !self.add_page().await? {
@@ -411,48 +400,7 @@ impl Leases {
                 }
                 continue;
             }
-            let names: Vec<String> = page.iter().map(|t| t.domain().to_string()).collect();
-            let since = self.started().await?;
-            let mut leased = self
-                .frontier
-                .lease_named(&self.owner, names, self.lease_for, since)
-                .await?;
-            let delisted = std::mem::take(&mut leased.delisted);
-            let crawled = std::mem::take(&mut leased.crawled);
-            let unknown = std::mem::take(&mut leased.unknown);
-            let held: HashSet<String> = leased.held.into_iter().collect();
-            let leased: HashSet<String> = leased
-                .leased
-                .into_iter()
-                .map(|lease| lease.domain)
-                .collect();
-            let mut tries_of_page = std::mem::take(&mut retry_tries).into_iter();
-            for target in page {
-                let tries = tries_of_page.next().map_or(0, |tries| tries + 1);
-                let domain = target.domain().to_string();
-                if leased.contains(&domain) {
-                    self.held.insert(domain);
-                    out.push(target);
-                } else if held.contains(&domain) {
-                    // Another crawl holds it now: asked for again soon (the holder is most
-                    // likely crawling it), then less often, up to a second (until the
-                    // holder has crawled it, or its lease expired because it died).
-                    let wait = RETRY_HELD_FIRST
-                        .saturating_mul(1 << tries.min(16))
-                        .min(RETRY_HELD_LONGEST);
-                    lock(&self.deferred).push(Deferred {
-                        target,
-                        at: tokio::time::Instant::now() + wait,
-                        tries,
-                    });
-                }
-            }
-            let mut skipped = lock(&self.skipped);
-            skipped.delisted += delisted.len() as u64;
-            skipped.held_elsewhere += crawled.len() as u64 + unknown.len() as u64;
-            for domain in &delisted {
-                tracing::info!(%domain, "not crawled: delisted");
-            }
+            self.lease_page(page, &mut out).await?;
         }
         let exhausted =
             self.targets_done() && lock(&self.added).is_empty() && lock(&self.deferred).is_empty();
@@ -461,6 +409,47 @@ impl Leases {
             return Ok(TopUp::Over);
         }
         Ok(TopUp::Targets(out))
+    }
+
+    /// Leases the targets of `page` by name; those leased go to `out`, those another crawl
+    /// holds wait to be asked for again, the rest are counted as skipped.
+    async fn lease_page(
+        &self,
+        page: Vec<SeedTarget>,
+        out: &mut Vec<SeedTarget>,
+    ) -> Result<(), StoreError> {
+        let names: Vec<String> = page.iter().map(|t| t.domain().to_string()).collect();
+        let since = self.started().await?;
+        let answer = self
+            .frontier
+            .lease_named(&self.owner, names, self.lease_for, since)
+            .await?;
+        let held: HashSet<&str> = answer.held.iter().map(String::as_str).collect();
+        let leased: HashSet<&str> = answer
+            .leased
+            .iter()
+            .map(|lease| lease.domain.as_str())
+            .collect();
+        let retry_at = tokio::time::Instant::now() + RETRY_HELD;
+        for target in page {
+            let domain = target.domain().to_string();
+            if leased.contains(domain.as_str()) {
+                self.held.insert(domain);
+                out.push(target);
+            } else if held.contains(domain.as_str()) {
+                lock(&self.deferred).push(Deferred {
+                    target,
+                    at: retry_at,
+                });
+            }
+        }
+        let mut skipped = lock(&self.skipped);
+        skipped.delisted += answer.delisted.len() as u64;
+        skipped.held_elsewhere += answer.crawled.len() as u64 + answer.unknown.len() as u64;
+        for domain in &answer.delisted {
+            tracing::info!(%domain, "not crawled: delisted");
+        }
+        Ok(())
     }
 
     /// Returns when this crawl began, by the store's clock (read once).

@@ -36,6 +36,10 @@ const CHANGES: TableDefinition<'_, u64, &str> = TableDefinition::new("changes");
 const DOMAINS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("domains");
 /// URL -> JSON of [`CacheEntry`].
 const HTTP_CACHE: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("http_cache");
+/// Facts about the store itself: its identity.
+const META: TableDefinition<'_, &str, &str> = TableDefinition::new("meta");
+/// The key of the store's identity in [`META`].
+const IDENTITY: &str = "identity";
 
 /// The store's clock: what "now" is for the frontier's schedule (a test sets its own).
 pub type Clock = Arc<dyn Fn() -> OffsetDateTime + Send + Sync>;
@@ -99,6 +103,10 @@ impl EmbeddedStore {
             txn.open_table(DOMAINS)?;
             txn.open_table(HTTP_CACHE)?;
             EmbeddedStore::create_frontier_tables(txn)?;
+            let mut meta = txn.open_table(META)?;
+            if meta.get(IDENTITY)?.is_none() {
+                meta.insert(IDENTITY, new_identity().as_str())?;
+            }
             Ok(())
         })?;
         Ok(store)
@@ -288,6 +296,16 @@ impl RecordStore for EmbeddedStore {
         Ok(out)
     }
 
+    fn identity(&self) -> Result<String, StoreError> {
+        let txn = self.db.begin_read().map_err(|e| self.error(e))?;
+        let meta = txn.open_table(META).map_err(|e| self.error(e))?;
+        Ok(meta
+            .get(IDENTITY)
+            .map_err(|e| self.error(e))?
+            .map(|value| value.value().to_owned())
+            .unwrap_or_default())
+    }
+
     /// Returns the highest change sequence number (0 when nothing was stored yet).
     fn last_seq(&self) -> Result<u64, StoreError> {
         let txn = self.db.begin_read().map_err(|e| self.error(e))?;
@@ -442,6 +460,24 @@ impl HttpCacheStore for EmbeddedStore {
         self.decode(url.as_str(), bytes.value()).map(Some)
     }
 
+    fn cached_of_origin(&self, origin: &Url) -> Result<Vec<(String, CacheEntry)>, StoreError> {
+        let txn = self.db.begin_read().map_err(|e| self.error(e))?;
+        let table = txn.open_table(HTTP_CACHE).map_err(|e| self.error(e))?;
+        let (start, end) = crate::origin_range(origin);
+        let mut out = Vec::new();
+        for entry in table
+            .range(start.as_str()..end.as_str())
+            .map_err(|e| self.error(e))?
+        {
+            let (key, value) = entry.map_err(|e| self.error(e))?;
+            out.push((
+                key.value().to_owned(),
+                self.decode(key.value(), value.value())?,
+            ));
+        }
+        Ok(out)
+    }
+
     /// Stores (or, with `None`, forgets) the cache entry for `url`.
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError> {
         let encoded = match entry {
@@ -461,6 +497,26 @@ impl HttpCacheStore for EmbeddedStore {
             Ok(())
         })
     }
+}
+
+/// A new store identity: 128 bits that no other store has, from the process's random hash
+/// keys (seeded by the operating system), the time and the process id.
+fn new_identity() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = String::with_capacity(32);
+    for part in 0..2u8 {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u8(part);
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|since| since.as_nanos())
+                .unwrap_or_default(),
+        );
+        hasher.write_u32(std::process::id());
+        out.push_str(&format!("{:016x}", hasher.finish()));
+    }
+    out
 }
 
 /// The key range of `domain`'s record ids. Ids sort by domain first; '0' is the character

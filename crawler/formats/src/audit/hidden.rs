@@ -113,7 +113,7 @@ pub(crate) fn encoded(text: &str, _context: &Context, depth: usize, sink: &mut S
 }
 
 /// Reports what a blob decoded to, if it matters.
-fn report(name: &str, decoded: &str, at: usize, depth: usize, sink: &mut Sink) {
+pub(crate) fn report(name: &str, decoded: &str, at: usize, depth: usize, sink: &mut Sink) {
     let mut inner = Sink::default();
     detect(decoded, &Context::decoded(), depth + 1, &mut inner);
     for (capability, _) in inner.reaches {

@@ -18,6 +18,9 @@ pub(crate) enum HostClass {
     Local,
     /// Any other named host.
     Other,
+    /// The API of a widely used service (Notion, Slack, GitHub, Google…), where a skill sends
+    /// what the service is for, under the user's own account.
+    Service,
     /// No host could be read (a variable, a relative path).
     Unknown,
     /// A chat service's webhook or bot API (Discord, Telegram, Slack).
@@ -61,6 +64,7 @@ impl HostClass {
             HostClass::CodeHost => "a code host",
             HostClass::Local => "this machine or a private network",
             HostClass::Other => "a host the audit does not know",
+            HostClass::Service => "a well-known service's API",
             HostClass::Unknown => "an address the audit cannot read",
             HostClass::ChatWebhook => "a chat webhook",
             HostClass::Paste => "a paste site",
@@ -192,6 +196,39 @@ const INSTALLERS: &[(&str, &str)] = &[
     ("download.oracle.com", ""),
     ("dl.pstmn.io", ""),
     ("releases.ubuntu.com", ""),
+];
+
+/// APIs of widely used services, which skills call with the user's own token.
+const SERVICES: &[&str] = &[
+    "api.notion.com",
+    "slack.com",
+    "api.github.com",
+    "uploads.github.com",
+    "googleapis.com",
+    "graph.microsoft.com",
+    "atlassian.net",
+    "api.atlassian.com",
+    "api.linear.app",
+    "api.openai.com",
+    "api.anthropic.com",
+    "api.airtable.com",
+    "api.todoist.com",
+    "api.trello.com",
+    "api.asana.com",
+    "api.dropboxapi.com",
+    "content.dropboxapi.com",
+    "api.box.com",
+    "api.sendgrid.com",
+    "api.mailgun.net",
+    "api.twilio.com",
+    "api.stripe.com",
+    "api.vercel.com",
+    "api.cloudflare.com",
+    "sentry.io",
+    "api.pagerduty.com",
+    "api.hubapi.com",
+    "api.zoom.us",
+    "api.figma.com",
 ];
 
 const CODE_HOSTS: &[&str] = &[
@@ -378,10 +415,13 @@ pub(crate) fn classify(host: &str, path: &str) -> HostClass {
         && path_lower.starts_with("/api/webhooks")
         || host == "api.telegram.org"
         || host == "hooks.slack.com"
+        || is_bot_path(&path_lower)
     {
         return HostClass::ChatWebhook;
     }
-    if within_any(PASTE) {
+    // A host named for pasting (`paste.…`, `pastebin.…`) is one, whoever runs it.
+    let first_label = host.split('.').next().unwrap_or_default();
+    if within_any(PASTE) || ["paste", "pastes", "pastebin", "hastebin"].contains(&first_label) {
         return HostClass::Paste;
     }
     if within_any(FILE_DROPS) {
@@ -399,6 +439,9 @@ pub(crate) fn classify(host: &str, path: &str) -> HostClass {
     if within_any(SHORTENERS) {
         return HostClass::Shortener;
     }
+    if within_any(SERVICES) {
+        return HostClass::Service;
+    }
     if within_any(CODE_HOSTS) {
         return HostClass::CodeHost;
     }
@@ -411,6 +454,20 @@ pub(crate) fn classify(host: &str, path: &str) -> HostClass {
         return HostClass::Local;
     }
     HostClass::Other
+}
+
+/// Returns true for the path of a chat bot's API, whatever host relays it: Telegram's
+/// `/bot<id>:<token>/sendMessage`, a Discord-style `/api/webhooks/<id>/<token>`.
+fn is_bot_path(path: &str) -> bool {
+    let telegram = path.strip_prefix("/bot").is_some_and(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits >= 6 && rest.as_bytes().get(digits) == Some(&b':')
+    });
+    let webhook = path.strip_prefix("/api/webhooks/").is_some_and(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits >= 6 && rest.as_bytes().get(digits) == Some(&b'/')
+    });
+    telegram || webhook
 }
 
 /// Classifies an IP address literal (IPv4, or IPv6 in brackets).
@@ -558,7 +615,12 @@ mod tests {
         assert_eq!(classify("[2001:db8::1]", "/"), HostClass::RawIp);
         assert_eq!(classify("localhost", "/"), HostClass::Local);
         assert_eq!(classify("evil.example", "/"), HostClass::Other);
+        assert_eq!(classify("api.notion.com", "/v1/pages"), HostClass::Service);
         assert_eq!(classify("notpastebin.com", "/"), HostClass::Other);
+        assert_eq!(
+            classify("paste.snippets.example", "/raw/x"),
+            HostClass::Paste
+        );
     }
 
     #[test]

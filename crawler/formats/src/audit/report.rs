@@ -30,9 +30,21 @@ impl Report {
     /// Records `hit`, found in `segment` of `document`. In a segment presented as a warning or
     /// an example, a finding stays visible at medium at most and is left out of the roll-up's
     /// combinations.
-    pub(crate) fn add_in(&mut self, document: &Document<'_>, segment: &Segment, mut hit: Hit) {
+    pub(crate) fn add_in(&mut self, document: &Document<'_>, segment: &Segment, hit: Hit) {
         let (line, col) = segment.locate(hit.at);
-        let example = segment.context.cautionary;
+        self.add_weighed(document, line, col, hit, segment.context.cautionary);
+    }
+
+    /// Records `hit`, found at byte `col` of line `line` (0-based) of `document`, in text that
+    /// is or is not presented as a warning or an example (see [`Report::add_in`]).
+    pub(crate) fn add_weighed(
+        &mut self,
+        document: &Document<'_>,
+        line: usize,
+        col: usize,
+        mut hit: Hit,
+        example: bool,
+    ) {
         if example {
             hit.severity = hit.severity.min(Severity::Medium);
         }
@@ -175,9 +187,66 @@ impl Report {
             })
             .collect();
         let risk = roll_up(&findings, &meant, &reach.sending_files);
+        if let Some(theft) = theft(&meant, reach) {
+            findings.retain(|finding| {
+                (&finding.file, finding.line, finding.rule) != (&theft.file, theft.line, theft.rule)
+            });
+            let at = findings
+                .iter()
+                .position(|finding| finding.severity < theft.severity)
+                .unwrap_or(findings.len());
+            findings.insert(at, theft);
+        }
         findings.truncate(MAX_FINDINGS);
         Audit { risk, findings }
     }
+}
+
+/// Returns true for the rules that read a secret.
+fn reads_secret(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::CredentialAccess
+            | Rule::EnvironmentDump
+            | Rule::CredentialPrompt
+            | Rule::ScreenCapture
+            | Rule::Keylogger
+    )
+}
+
+/// Returns a finding that ties a secret read to a send elsewhere in the skill, when no finding
+/// says so already: the roll-up raises the risk for the pair, and the pair must be shown.
+fn theft(meant: &[&Finding], reach: &Reach) -> Option<Finding> {
+    let read = meant
+        .iter()
+        .filter(|finding| finding.severity >= Severity::Medium)
+        .find(|finding| reads_secret(finding.rule))?;
+    let said = meant.iter().any(|finding| {
+        matches!(finding.rule, Rule::Exfiltration | Rule::DnsExfiltration)
+            && finding.severity >= Severity::High
+    });
+    if said {
+        return None;
+    }
+    let (file, line, excerpt) = reach.first.get(&super::Capability::Send)?;
+    let what = match read.rule {
+        Rule::EnvironmentDump => "collects every environment variable",
+        Rule::CredentialPrompt => "asks for a password or a recovery phrase",
+        Rule::ScreenCapture => "captures the screen again and again",
+        Rule::Keylogger => "records every key pressed",
+        _ => read.message.as_str(),
+    };
+    Some(Finding {
+        rule: Rule::Exfiltration,
+        severity: Severity::High,
+        file: file.clone(),
+        line: *line,
+        excerpt: excerpt.clone(),
+        message: format!(
+            "data is sent out here, and the skill {what} ({}:{}): together they are how secrets leave the machine",
+            read.file, read.line
+        ),
+    })
 }
 
 /// Rolls findings up into a risk (module documentation, "Risk"). `meant` are the findings
@@ -191,21 +260,13 @@ fn roll_up(findings: &[Finding], meant: &[&Finding], sending_files: &BTreeSet<St
         .unwrap_or(Risk::None);
     let findings = meant;
     let at_least_medium = |finding: &&&Finding| finding.severity >= Severity::Medium;
-    let reads_secret = |finding: &&&Finding| {
-        matches!(
-            finding.rule,
-            Rule::CredentialAccess | Rule::EnvironmentDump | Rule::CredentialPrompt
-        )
-    };
     let reads_secrets = findings
         .iter()
         .filter(at_least_medium)
-        .any(|f| reads_secret(&f));
-    let reads_and_sends = findings
-        .iter()
-        .filter(at_least_medium)
-        .filter(|f| reads_secret(f))
-        .any(|finding| sending_files.contains(&finding.file));
+        .any(|finding| reads_secret(finding.rule));
+    // A secret read in one file and sent by another (a script that collects, a manifest that
+    // posts) is the same theft as both in one.
+    let reads_and_sends = reads_secrets && !sending_files.is_empty();
     let sends_out = findings
         .iter()
         .any(|finding| matches!(finding.rule, Rule::Exfiltration | Rule::DnsExfiltration));
@@ -220,7 +281,11 @@ fn roll_up(findings: &[Finding], meant: &[&Finding], sending_files: &BTreeSet<St
         .filter(|finding| {
             matches!(
                 finding.rule.family(),
-                Family::RemoteCode | Family::Secrets | Family::Persistence | Family::Executables
+                Family::RemoteCode
+                    | Family::Secrets
+                    | Family::Persistence
+                    | Family::Executables
+                    | Family::Destruction
             )
         })
         .map(|finding| finding.rule)

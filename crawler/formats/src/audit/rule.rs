@@ -23,6 +23,8 @@ pub enum Family {
     Executables,
     /// What the skill says it does against what its files reach.
     Capability,
+    /// Destroying the user's data.
+    Destruction,
     /// Parts of a skill the audit did not read.
     Coverage,
 }
@@ -38,6 +40,7 @@ impl Family {
             Family::Persistence => "persistence",
             Family::Executables => "executables",
             Family::Capability => "capability",
+            Family::Destruction => "destruction",
             Family::Coverage => "coverage",
         }
     }
@@ -101,6 +104,11 @@ rules! {
     InstructionOverride = "instruction_override", Override, High;
     /// Text dressed as a system or developer message, or as a chat template's special tokens.
     FakeSystemMessage = "fake_system_message", Override, High;
+    /// Instructions fetched from the network that the agent is told to follow or run.
+    RemoteInstructions = "remote_instructions", Override, High;
+    /// An instruction block aimed at the model inside a tool's description (`<IMPORTANT>`),
+    /// or rules that reach into other tools and skills.
+    ToolPoisoning = "tool_poisoning", Override, Critical;
 
     // Remote code execution.
     /// A download piped or substituted into a shell or interpreter (`curl … | sh`,
@@ -118,6 +126,10 @@ rules! {
     PasswordArchive = "password_archive", RemoteCode, High;
     /// A shell wired to a network socket.
     ReverseShell = "reverse_shell", RemoteCode, Critical;
+    /// Packages from an untrusted index, or under a misspelt or look-alike name.
+    DependencyConfusion = "dependency_confusion", RemoteCode, High;
+    /// A cryptocurrency miner: a mining pool, a miner's flags, a wallet.
+    Cryptominer = "cryptominer", RemoteCode, High;
 
     // Credential access and exfiltration.
     /// Reading SSH keys, cloud and tool credentials, browser stores, keychains or wallets.
@@ -132,6 +144,12 @@ rules! {
     /// A fake password dialog, or asking the user for a system password or a wallet's
     /// recovery phrase.
     CredentialPrompt = "credential_prompt", Secrets, Critical;
+    /// Copied wallet addresses replaced with a fixed one.
+    ClipboardHijack = "clipboard_hijack", Secrets, High;
+    /// The screen captured over and over, or captured and uploaded.
+    ScreenCapture = "screen_capture", Secrets, High;
+    /// Every key the user presses recorded through a system-wide hook.
+    Keylogger = "keylogger", Secrets, High;
 
     // Persistence and privilege.
     /// Scheduled tasks, shell profile edits, launch agents, services, startup entries, SSH
@@ -141,6 +159,8 @@ rules! {
     PrivilegeEscalation = "privilege_escalation", Persistence, High;
     /// Turning off Gatekeeper, SIP, Defender, SELinux or firewalls, or erasing shell history.
     SecurityBypass = "security_bypass", Persistence, High;
+    /// The agent's own configuration changed: every command allowed, other skills edited.
+    AgentConfigTampering = "agent_config_tampering", Persistence, High;
 
     // Executables and obfuscation.
     /// An ELF, Mach-O or PE executable, or compiled bytecode, among the skill's files.
@@ -149,6 +169,9 @@ rules! {
     ObfuscatedScript = "obfuscated_script", Executables, High;
     /// An archive inside the skill, whose content the audit does not unpack.
     NestedArchive = "nested_archive", Executables, Low;
+    /// A script hidden in a media file: appended after an image's end, named as an image, or
+    /// an image's bytes piped into a shell.
+    PolyglotFile = "polyglot_file", Executables, High;
 
     // Capability mismatch.
     /// The files reach the network, the shell or secrets that the description never mentions.
@@ -156,6 +179,10 @@ rules! {
     /// `allowed-tools` grants every tool, or an unrestricted shell to a skill that never says
     /// it runs commands.
     BroadAllowedTools = "broad_allowed_tools", Capability, Medium;
+
+    // Destruction.
+    /// The home folder or the user's documents deleted, above all on a remote signal.
+    DestructiveCommand = "destructive_command", Destruction, Critical;
 
     // Coverage.
     /// Bytes past the audit's limits, which were not read.

@@ -14,8 +14,10 @@ use super::hosts::{HostClass, first_target};
 use super::text::{Context, Document};
 use super::{Hit, Rule, Severity, Sink};
 
+/// Words this family's patterns cannot do without: `audit::detect` runs the family only on text that has one.
+pub(crate) const GATE: &str = r"(?i)cron|@reboot|bashrc|bash_profile|zshrc|zprofile|zshenv|zlogin|\.profile|config\.fish|\$profile|launchagents|launchdaemons|launchctl|systemd|currentversion\\run|schtasks|scheduledtask|startup|authorized_keys|soul\.md|memory\.md|\.claude|\.openclaw|\.clawdbot|memory|sudo|sudoers|nopasswd|chmod|xattr|spctl|csrutil|mppreference|setenforce|ufw|firewall|advfirewall|histfile|history|bash_history|dangerously|bypasspermissions|--yolo|every|each|usermod|dscl|hookspath|templatedir|folderopen|install";
+
 struct Patterns {
-    gate: Regex,
     fetch: Regex,
     /// What makes a scheduled task malware's: it runs fetched code, opens a shell to the
     /// network, or calls a raw address. A monitoring ping (`curl https://hc-ping.com/…`) is not.
@@ -33,6 +35,9 @@ struct Patterns {
     agent_memory_nl: Regex,
     /// An agent told to report somewhere on a schedule.
     check_in: Regex,
+    /// Code that runs by itself whenever something ordinary happens: Git hooks for every
+    /// repository, a VS Code task run when a folder opens.
+    auto_run: Regex,
     sudo_password: Regex,
     sudo_stdin: Regex,
     sudoers: Regex,
@@ -47,9 +52,6 @@ struct Patterns {
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     let regex = |pattern: &str| Regex::new(pattern).expect("the pattern is valid");
     Patterns {
-        gate: regex(
-            r"(?i)cron|@reboot|bashrc|bash_profile|zshrc|zprofile|zshenv|zlogin|\.profile|config\.fish|\$profile|launchagents|launchdaemons|launchctl|systemd|currentversion\\run|schtasks|scheduledtask|startup|authorized_keys|soul\.md|memory\.md|\.claude|\.openclaw|\.clawdbot|memory|sudo|sudoers|nopasswd|chmod|xattr|spctl|csrutil|mppreference|setenforce|ufw|firewall|advfirewall|histfile|history|bash_history|dangerously|bypasspermissions|--yolo|every|each|usermod|dscl",
-        ),
         fetch: regex(
             r"(?i)(?-u:\b)(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|nc|ncat|netcat)(?-u:\b)|/dev/tcp/|https?://|(?-u:\b)base64\s+-|(?-u:\b)python[0-9.]*\s+-c(?-u:\b)|(?-u:\b)nohup(?-u:\b)|(?-u:\b)eval(?-u:\b)",
         ),
@@ -78,8 +80,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
             r"(?i)(?-u:\b)reg(?:\.exe)?\s+add\s+[^\n]*\\currentversion\\run(?:once)?(?-u:\b)|(?-u:\b)(?:new|set)-itemproperty(?-u:\b)[^\n]*\\currentversion\\run(?:once)?(?-u:\b)|(?-u:\b)schtasks(?:\.exe)?\s+/create(?-u:\b)|(?-u:\b)register-scheduledtask(?-u:\b)|\\start menu\\programs\\startup\\|(?-u:\b)shell:startup(?-u:\b)",
         ),
         authorized_keys: regex(r"(?i)(?:>>|(?-u:\b)tee\s+-a)\s*\S*\.ssh/authorized_keys(?-u:\b)"),
+        // Key material as a key has it, not a placeholder (`AAAA...partner-key...`).
         literal_key: regex(
-            r"(?i)(?-u:\b)(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA|(?-u:\b)echo\s+[\x22']",
+            r"(?-u:\b)(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[0-9A-Za-z+/]{16,}",
         ),
         agent_memory: regex(
             r"(?i)(?:>>?|(?-u:\b)tee\s+(?:-a\s+)?|(?-u:\b)(?:append|write|add)(?-u:\b)[^.\n]{0,60}(?-u:\b)to\s+)\s*[`'\x22]?(?:\S*/)?(?:soul\.md|memory\.md|(?:~|\$home)/\.claude/(?:claude\.md|settings(?:\.local)?\.json)|(?:~|\$home)/\.(?:openclaw|clawdbot)/\S+|(?:~|\$home)/\.codex/\S+)",
@@ -89,6 +92,9 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         ),
         check_in: regex(
             r"(?i)(?-u:\b)(?:every|each)\s+(?:\d+\s+)?(?:minutes?|hours?|days?|mornings?|nights?|session)(?-u:\b)[^.\n]{0,120}?(?-u:\b)(?:send|report|check in|check-in|ping|post|upload|fetch|download|call|register)(?-u:\b)[^.\n]{0,120}?https?://",
+        ),
+        auto_run: regex(
+            r#"(?i)(?-u:\b)git\s+config\s+(?:--global|--system)\s+(?:core\.hookspath|init\.templatedir)(?-u:\b)|["']runon["']\s*:\s*["']folderopen["']|["'](?:pre|post)?install["']\s*:\s*["'][^"']*(?:node\s+-e|python[0-9.]*\s+-c|(?:ba)?sh\s+-c|powershell|(?-u:\b)curl(?-u:\b)|(?-u:\b)wget(?-u:\b)|https?://)"#,
         ),
         sudo_password: regex(
             r"(?i)(?-u:\b)(?:echo|printf|cat)(?-u:\b)[^|;\n]*\|\s*sudo\s+(?:-[a-z]+\s+)*-[a-z]*S(?-u:\b)",
@@ -117,10 +123,6 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
 
 /// Scans `text` for persistence, privilege escalation and security bypasses.
 pub(crate) fn detect(text: &str, _context: &Context, sink: &mut Sink) {
-    let patterns = &*PATTERNS;
-    if !patterns.gate.is_match(text) {
-        return;
-    }
     persistence(text, sink);
     privilege(text, sink);
     bypass(text, sink);
@@ -191,11 +193,15 @@ fn persistence(text: &str, sink: &mut Sink) {
         );
     } else if let Some(found) = patterns.authorized_keys.find(text) {
         let written = &text[..found.start()];
-        if patterns.literal_key.is_match(written) {
+        // A key fetched from a code host's account page (`github.com/<user>.keys`) is that
+        // person's published key; fetched from anywhere else, it is whoever serves it.
+        let fetched = patterns.fetch.is_match(written)
+            && first_target(written, 0).is_none_or(|target| target.class != HostClass::CodeHost);
+        if patterns.literal_key.is_match(written) || fetched {
             report(
                 found.start(),
                 Severity::High,
-                "a key written into the skill is added to ~/.ssh/authorized_keys: whoever holds it can log in".to_owned(),
+                "a key written into the skill or fetched from the network is added to ~/.ssh/authorized_keys: whoever holds it can log in".to_owned(),
             );
         } else {
             report(
@@ -213,6 +219,18 @@ fn persistence(text: &str, sink: &mut Sink) {
             found.start(),
             Severity::Medium,
             "the skill writes into the agent's own memory or settings, so its instructions outlive it".to_owned(),
+        );
+    } else if let Some(found) = patterns.auto_run.find(text) {
+        // An install hook that reaches the network runs on every install, unreviewed.
+        let severity = if patterns.fetch.is_match(&text[found.start()..]) {
+            Severity::High
+        } else {
+            Severity::Medium
+        };
+        report(
+            found.start(),
+            severity,
+            "code is set to run by itself: Git hooks for every repository, a task that runs when a folder opens, or a package's install hook".to_owned(),
         );
     } else if let Some(found) = patterns.check_in.find(text) {
         report(
@@ -249,6 +267,8 @@ pub(crate) fn document(document: &Document<'_>) -> Option<(usize, usize, Hit)> {
         && (path.contains("autostart") || text.contains("X-GNOME-Autostart"))
     {
         ("a desktop autostart entry", "Exec")
+    } else if let Some(anchor) = registry_run(text) {
+        ("a Windows Run key entry", anchor)
     } else {
         return None;
     };
@@ -281,6 +301,22 @@ pub(crate) fn document(document: &Document<'_>) -> Option<(usize, usize, Hit)> {
             },
         },
     ))
+}
+
+/// Returns where a program writes a Windows Run key through a registry API (`winreg`,
+/// `Microsoft.Win32.Registry`), which the command patterns do not see.
+fn registry_run(text: &str) -> Option<&'static str> {
+    static RUN_KEY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)currentversion\\{1,2}run(?:once)?(?-u:\b)").expect("the pattern is valid")
+    });
+    static WRITE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?-u:\b)(?:setvalueex|setvalue|createkey(?:ex)?|reg_sz)(?-u:\b)")
+            .expect("the pattern is valid")
+    });
+    let named = ["CurrentVersion", "currentversion", "CURRENTVERSION"]
+        .iter()
+        .any(|name| text.contains(name));
+    (named && RUN_KEY.is_match(text) && WRITE.is_match(text)).then_some("Run")
 }
 
 fn scheduled(what: &str, fetches: bool) -> String {
@@ -415,7 +451,9 @@ mod tests {
         assert_eq!(found("echo 'eval \"$(pyenv init -)\"' >> ~/.zshrc"), []);
         assert_eq!(found("cp agent.plist ~/Library/LaunchAgents/ && launchctl load ~/Library/LaunchAgents/agent.plist")[0].0, Rule::Persistence);
         assert_eq!(
-            found("echo 'ssh-ed25519 AAAAC3Nza... op@host' >> ~/.ssh/authorized_keys"),
+            found(
+                "echo 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleKeyMaterial op@host' >> ~/.ssh/authorized_keys"
+            ),
             [(Rule::Persistence, Severity::High)]
         );
         assert_eq!(found("crontab -l"), []);
@@ -426,6 +464,16 @@ mod tests {
             [(Rule::Persistence, Severity::Medium)]
         );
         assert_eq!(found("sudo systemctl enable --now docker"), []);
+        assert_eq!(
+            found("git config --global core.hooksPath ~/.githooks"),
+            [(Rule::Persistence, Severity::Medium)]
+        );
+        assert_eq!(found("git config core.hooksPath .githooks"), []);
+        assert_eq!(
+            found(r#""preinstall": "node -e \"require('https').get('https://t.example/p')\"""#),
+            [(Rule::Persistence, Severity::High)]
+        );
+        assert_eq!(found(r#""postinstall": "prisma generate""#), []);
     }
 
     #[test]

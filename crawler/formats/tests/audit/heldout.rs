@@ -1,10 +1,9 @@
-//! The audit over the first held-out set (`tests/audit-heldout/`): skills written independently
-//! of the audit, labelled malicious or benign. A skill counts as flagged when its risk is
-//! `high` or above, as the issue's targets count it (at least 90% of the malicious skills, at
-//! most 5% of the benign ones). Measured once with the rules frozen: 42 of 76 malicious
-//! (55.3%) and 3 of 146 benign (2.1%). Its misses have been read since, so it is a regression
-//! set now, held to what that measurement found; a fresh set measures quality
-//! (docs/BENCHMARKS.md).
+//! The audit over the held-out sets (`tests/audit-heldout/`, `tests/audit-heldout-2/`): skills
+//! written independently of the audit, labelled malicious or benign. A skill counts as flagged
+//! when its risk is `high` or above (the targets: at least 90% of the malicious skills, at most
+//! 5% of the benign ones). Each set was measured once with the rules frozen (the figures are in
+//! docs/BENCHMARKS.md); the first set's misses have been read since, so both are regression
+//! sets now, held to no fewer catches than their measurement and to the benign target.
 
 use std::path::{Path, PathBuf};
 
@@ -12,8 +11,10 @@ use formats::audit::{AuditFile, AuditInput, Risk, allowed_tools, audit};
 use formats::skill_md;
 use serde_json::Value;
 
-fn heldout_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/audit-heldout")
+fn heldout_dir(set: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(set)
 }
 
 /// Every file under `dir`, as paths relative to it, in a stable order.
@@ -44,10 +45,18 @@ fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-#[test]
+/// What the audit made of one held-out set.
+struct Measured {
+    malicious: usize,
+    caught: usize,
+    benign: usize,
+    flagged: usize,
+}
+
+/// Audits every skill of the set in `tests/{set}` and prints the figures and each miss.
 #[allow(clippy::print_stderr)]
-fn the_held_out_set_is_caught_and_its_benign_skills_pass() {
-    let dir = heldout_dir();
+fn measure(set: &str) -> Measured {
+    let dir = heldout_dir(set);
     let labels: Vec<Value> = serde_json::from_slice(
         &std::fs::read(dir.join("labels.json")).expect("labels.json is there"),
     )
@@ -112,7 +121,7 @@ fn the_held_out_set_is_caught_and_its_benign_skills_pass() {
         }
     }
     eprintln!(
-        "held-out: {caught} of {malicious} malicious skills at high or above ({:.1}%), \
+        "{set}: {caught} of {malicious} malicious skills at high or above ({:.1}%), \
          {flagged} of {benign} benign ({:.1}%)",
         caught as f64 * 100.0 / malicious.max(1) as f64,
         flagged as f64 * 100.0 / benign.max(1) as f64
@@ -121,12 +130,40 @@ fn the_held_out_set_is_caught_and_its_benign_skills_pass() {
         eprintln!("    {miss}");
     }
     assert!(malicious > 0 && benign > 0, "the set has both labels");
+    Measured {
+        malicious,
+        caught,
+        benign,
+        flagged,
+    }
+}
+
+/// Holds a set to the catches first measured (as counts, so that rounding cannot move the
+/// floor) and to at most 5% of its benign skills at high or above.
+fn hold(measured: &Measured, (floor_caught, floor_of): (usize, usize)) {
+    let Measured {
+        malicious,
+        caught,
+        benign,
+        flagged,
+    } = *measured;
     assert!(
-        caught * 76 >= malicious * 42,
-        "no fewer malicious skills at high or above than when first measured (42 of 76)"
+        caught * floor_of >= floor_caught * malicious,
+        "no fewer malicious skills at high or above than when first measured \
+         ({floor_caught} of {floor_of}); now {caught} of {malicious}"
     );
     assert!(
         flagged * 100 <= benign * 5,
-        "at most 5% of the benign skills are high or above"
+        "at most 5% of the benign skills are high or above; now {flagged} of {benign}"
     );
+}
+
+#[test]
+fn the_first_held_out_set_is_caught_and_its_benign_skills_pass() {
+    hold(&measure("audit-heldout"), (42, 76));
+}
+
+#[test]
+fn the_second_held_out_set_is_caught_and_its_benign_skills_pass() {
+    hold(&measure("audit-heldout-2"), (59, 86));
 }

@@ -346,7 +346,8 @@ pub(super) async fn crawl_endpoint(
     for listed in listing.skills {
         let reads = read_files(&mut client, fetcher, &listed).await;
         let uri = listed.uri.clone();
-        match normalize_on_blocking_pool(fetcher, &source, listed, reads, seen_at).await {
+        let lost = std::sync::Arc::clone(&kept.blobs_lost);
+        match normalize_on_blocking_pool(fetcher, &source, listed, reads, seen_at, lost).await {
             Ok(record) => {
                 kept.hold(vec![record]);
                 kept.flush_if_full().await;
@@ -612,6 +613,7 @@ async fn normalize_on_blocking_pool(
     listed: ListedSkill,
     reads: Vec<FileRead>,
     seen_at: OffsetDateTime,
+    blobs_lost: std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<formats::Skill, String> {
     let blobs = fetcher.blobs().cloned();
     let source = source.clone();
@@ -645,7 +647,7 @@ async fn normalize_on_blocking_pool(
         if verified {
             for (_, read) in &reads {
                 if let Ok(bytes) = read {
-                    keep_blob(blobs.as_ref(), bytes);
+                    keep_blob(blobs.as_ref(), bytes, &blobs_lost);
                 }
             }
         }

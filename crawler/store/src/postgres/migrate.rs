@@ -37,6 +37,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "frontier_for_all",
         sql: include_str!("../../migrations/0003_frontier_for_all.sql"),
     },
+    Migration {
+        version: 4,
+        name: "identity",
+        sql: include_str!("../../migrations/0004_identity.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's.

@@ -7,6 +7,8 @@
 //! skill's text may hold a `\u0000` escape, which `JSONB` refuses, and one odd skill must not
 //! fail a whole batch). The columns beside it repeat what queries select on.
 
+use std::sync::Arc;
+
 use formats::{Domain, Skill, SkillId};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -108,6 +110,20 @@ impl RecordStore for PostgresStore {
         })
     }
 
+    fn identity(&self) -> Result<String, StoreError> {
+        self.engine.read(|pool| async move {
+            let client = pool.get().await?;
+            let row = client
+                .query_typed_one(
+                    "SELECT id || ':' || 'change_counter'::regclass::oid::text FROM store_identity",
+                    &[],
+                )
+                .await
+                .map_err(|error| pool.error(&error))?;
+            pool.column(&row, 0)
+        })
+    }
+
     fn last_seq(&self) -> Result<u64, StoreError> {
         self.engine.read(|pool| async move {
             let client = pool.get().await?;
@@ -134,10 +150,16 @@ impl RecordStore for PostgresStore {
                 .await
                 .map_err(|error| pool.error(&error))?;
             let mut log = ChangeLog::lock(&pool, &transaction).await?;
-            let mut all_stats = Vec::with_capacity(updates.len());
-            for update in updates {
-                all_stats.push(apply_one(&pool, &transaction, &mut log, update, now).await?);
-            }
+            let all_stats = if super::batch::groupable(&updates) {
+                super::batch::apply(&pool, &transaction, &mut log, updates, now).await?
+            } else {
+                // A domain twice in one batch: one after the other, each seeing the last.
+                let mut all_stats = Vec::with_capacity(updates.len());
+                for update in updates {
+                    all_stats.push(apply_one(&pool, &transaction, &mut log, update, now).await?);
+                }
+                all_stats
+            };
             log.save(&pool, &transaction).await?;
             transaction
                 .commit()
@@ -227,6 +249,14 @@ impl HttpCacheStore for PostgresStore {
         self.point_read("SELECT entry FROM http_cache WHERE url = $1", url.as_str())
     }
 
+    fn cached_of_origin(&self, origin: &Url) -> Result<Vec<(String, CacheEntry)>, StoreError> {
+        let (start, end) = crate::origin_range(origin);
+        self.engine.read(move |pool| {
+            let (start, end) = (start.clone(), end.clone());
+            async move { cached_of_origin(&pool, &start, &end).await }
+        })
+    }
+
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError> {
         let url = url.to_string();
         let entry = entry.cloned();
@@ -235,6 +265,29 @@ impl HttpCacheStore for PostgresStore {
             set_cache_entry(&pool, &*client, &url, entry.as_ref()).await
         })
     }
+}
+
+/// Reads the cache entries whose URLs lie in `[start, end)`.
+pub(super) async fn cached_of_origin(
+    pool: &Arc<Pool>,
+    start: &str,
+    end: &str,
+) -> Result<Vec<(String, CacheEntry)>, StoreError> {
+    let client = pool.get().await?;
+    let rows = client
+        .query_typed(
+            "SELECT url, entry FROM http_cache WHERE url >= $1 AND url < $2",
+            &[(&start, Type::TEXT), (&end, Type::TEXT)],
+        )
+        .await
+        .map_err(|error| pool.error(&error))?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let url: String = pool.column(row, 0)?;
+        let entry = decode(pool, &url, pool.column(row, 1)?)?;
+        out.push((url, entry));
+    }
+    Ok(out)
 }
 
 /// The change counter of one writing transaction: locked when read, saved before commit.
@@ -261,7 +314,7 @@ impl ChangeLog {
     }
 
     /// Returns the next change number.
-    fn next(&mut self) -> i64 {
+    pub(super) fn next(&mut self) -> i64 {
         self.seq += 1;
         self.seq
     }
@@ -494,11 +547,19 @@ impl PostgresStore {
     }
 }
 
-fn decode<T: DeserializeOwned>(pool: &Pool, what: &str, bytes: &[u8]) -> Result<T, StoreError> {
+pub(super) fn decode<T: DeserializeOwned>(
+    pool: &Pool,
+    what: &str,
+    bytes: &[u8],
+) -> Result<T, StoreError> {
     serde_json::from_slice(bytes).map_err(|error| pool.corrupt(what, error))
 }
 
-fn encode<T: Serialize>(pool: &Pool, what: &str, value: &T) -> Result<Vec<u8>, StoreError> {
+pub(super) fn encode<T: Serialize>(
+    pool: &Pool,
+    what: &str,
+    value: &T,
+) -> Result<Vec<u8>, StoreError> {
     serde_json::to_vec(value).map_err(|error| pool.corrupt(what, error))
 }
 

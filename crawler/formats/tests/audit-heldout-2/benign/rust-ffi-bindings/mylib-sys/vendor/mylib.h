@@ -1,0 +1,2 @@
+#pragma once
+int mylib_add(int a, int b);

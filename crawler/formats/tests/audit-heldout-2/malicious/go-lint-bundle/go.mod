@@ -1,0 +1,3 @@
+module example.invalid/lintall
+
+go 1.22
