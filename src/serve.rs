@@ -48,6 +48,7 @@ pub(crate) fn run(
             prefetch_files: args.prefetch_files,
             // The server shows the sums; a crawl of many domains keeps no line.
             keep_report_lines: false,
+            audit: true,
         };
         Some(BackgroundCrawl {
             config,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use crawler::check::{Checked, SiteLabel};
-use crawler::crawl::crawl_domain;
+use crawler::crawl::{Reading, crawl_domain};
 use crawler::fetch::Fetcher;
 use crawler::local;
 use formats::audit::{Finding, Risk, Severity as FindingSeverity};
@@ -84,7 +84,13 @@ fn check_origins(fetch: &FetchArgs, origins: Vec<SeedTarget>) -> anyhow::Result<
     let fetcher = Fetcher::new(settings, None).map_err(anyhow::Error::msg)?;
     let mut checked = Checked::default();
     for target in origins {
-        let crawled = runtime.block_on(crawl_domain(&fetcher, &target, true, None, None));
+        let crawled = runtime.block_on(crawl_domain(
+            &fetcher,
+            &target,
+            Reading::EVERY_FILE,
+            None,
+            None,
+        ));
         let mut none_found = Vec::new();
         if crawled.status.outcome == Outcome::NotFound {
             none_found.push(Diagnostic::new(

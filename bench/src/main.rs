@@ -245,6 +245,7 @@ fn corpus_records(dir: &Path) -> Result<Vec<Skill>> {
     let options = SiteOptions {
         seen_at: OffsetDateTime::UNIX_EPOCH,
         prefetch_files: true,
+        audit: true,
     };
     let mut records = Vec::new();
     for root in domains {

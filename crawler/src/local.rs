@@ -69,6 +69,7 @@ fn options(seen_at: OffsetDateTime) -> SiteOptions {
     SiteOptions {
         seen_at,
         prefetch_files: true,
+        audit: true,
     }
 }
 

@@ -332,3 +332,23 @@ async fn the_http_export_takes_include_risky() {
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
     assert_error_shape(&refused, "invalid_parameter");
 }
+
+#[tokio::test]
+async fn the_mirror_neither_lists_nor_serves_critical_skills() {
+    let index = json("/mirror/flagged.test/.well-known/agent-skills/index.json").await;
+    let entries = index["skills"].as_array().unwrap();
+    let names: Vec<&str> = entries
+        .iter()
+        .map(|entry| entry["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["toolchain-setup"], "{index}");
+    let listed = entries[0]["url"].as_str().unwrap();
+    let served = get(&format!(
+        "/mirror/flagged.test/.well-known/agent-skills/{listed}"
+    ))
+    .await;
+    assert_eq!(served.status, StatusCode::OK, "{listed}");
+    // The critical skill's artifact, at the path its publisher's index gives it.
+    let refused = get("/mirror/flagged.test/.well-known/agent-skills/quick-setup/SKILL.md").await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND, "{}", refused.text());
+}

@@ -388,6 +388,18 @@ pub fn shared_skill(
     fetched: Fetched<'_>,
     seen_at: OffsetDateTime,
 ) -> Skill {
+    build_shared_skill(source, entry, fetched, seen_at, true)
+}
+
+/// Builds the record of a skill-sharing entry; with `audit` false, its descriptor is not
+/// audited (only the crawl benchmark asks for that, to measure what the audit costs).
+pub(crate) fn build_shared_skill(
+    source: &Source,
+    entry: &SharingEntry,
+    fetched: Fetched<'_>,
+    seen_at: OffsetDateTime,
+    audit: bool,
+) -> Skill {
     let mut skill = listed_shared_skill(source, entry, seen_at);
     let bytes = match fetched {
         Fetched::Bytes { bytes, .. } => bytes,
@@ -418,6 +430,9 @@ pub fn shared_skill(
         .extend(descriptor.diagnostics.iter().cloned());
     if !descriptor.fields.is_empty() {
         apply_descriptor(&mut skill, descriptor);
+    }
+    if !audit {
+        return skill;
     }
     audit_content(
         &mut skill,

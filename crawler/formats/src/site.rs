@@ -133,6 +133,9 @@ pub struct SiteOptions {
     pub seen_at: OffsetDateTime,
     /// Also fetch every file a v0.1 `files[]` lists (exports and `validate` need them).
     pub prefetch_files: bool,
+    /// Audit and fingerprint each record's content (`normalize::inspect`). Always true but
+    /// for the crawl benchmark, which crawls the same sites without it to measure its cost.
+    pub audit: bool,
 }
 
 /// What the pipeline needs next.
@@ -441,11 +444,12 @@ impl SiteCrawl {
                     &index_url,
                     "no usable `descriptor_url`; the descriptor was not read",
                 );
-                let record = normalize::shared_skill(
+                let record = normalize::build_shared_skill(
                     &source,
                     &entry,
                     Fetched::Failed(&failure.to_diagnostic()),
                     self.options.seen_at,
+                    self.options.audit,
                 );
                 self.found.records.push(record);
                 None
@@ -520,8 +524,8 @@ impl SiteCrawl {
             files.current = path;
             return self.wait(Work::ListedFiles(files));
         }
-        if files.had.is_empty() {
-            // Its SKILL.md was not used: there is no content to audit.
+        if files.had.is_empty() || !self.options.audit {
+            // Its SKILL.md was not used (or nothing is audited): there is no content to audit.
             self.found.records.push(*files.record);
             return None;
         }
@@ -547,7 +551,7 @@ impl SiteCrawl {
             Work::Artifact { source, entry } => match reply {
                 Ok(body) => {
                     // A legacy entry whose listed files are fetched next is audited with them.
-                    let inspect = !self.fetches_listed_files(&entry);
+                    let inspect = self.options.audit && !self.fetches_listed_files(&entry);
                     self.job = Some(Box::new(NormalizeJob {
                         work: JobWork::Artifact {
                             source: source.clone(),
@@ -570,9 +574,9 @@ impl SiteCrawl {
                 }
             },
             Work::Descriptor { source, entry, .. } => {
-                let seen_at = self.options.seen_at;
+                let (seen_at, audit) = (self.options.seen_at, self.options.audit);
                 let record = match &reply {
-                    Ok(body) => normalize::shared_skill(
+                    Ok(body) => normalize::build_shared_skill(
                         &source,
                         &entry,
                         Fetched::Bytes {
@@ -580,12 +584,14 @@ impl SiteCrawl {
                             content_type: body.content_type.as_deref(),
                         },
                         seen_at,
+                        audit,
                     ),
-                    Err(failure) => normalize::shared_skill(
+                    Err(failure) => normalize::build_shared_skill(
                         &source,
                         &entry,
                         Fetched::Failed(&failure.to_diagnostic()),
                         seen_at,
+                        audit,
                     ),
                 };
                 self.found.records.push(record);
@@ -884,6 +890,7 @@ mod tests {
         SiteOptions {
             seen_at: OffsetDateTime::UNIX_EPOCH,
             prefetch_files: true,
+            audit: true,
         }
     }
 
@@ -1078,6 +1085,23 @@ mod tests {
         let (found, _) = run(crawl, &files);
         let record = &found.records[0];
         assert_eq!(record.risk, crate::audit::Risk::None);
+        assert_eq!(record.fingerprint, None);
+
+        // The benchmark's crawl without the audit reads the same files and audits none.
+        let crawl = SiteCrawl::probe(
+            bases(&["https://h.test/"]),
+            SiteOptions {
+                audit: false,
+                ..options()
+            },
+        );
+        let (found, _) = run(crawl, &files);
+        let record = &found.records[0];
+        assert_eq!(record.files.len(), 2, "{:?}", record.files);
+        assert_eq!(
+            (record.risk, record.findings.len()),
+            (crate::audit::Risk::None, 0)
+        );
         assert_eq!(record.fingerprint, None);
     }
 
