@@ -163,7 +163,9 @@ fn searched(
         limit: MAX_LIMIT,
         offset: 0,
         caller: request.caller,
-        fold: true,
+        // An export is a set of records, as without a query: each copy of a skill is its
+        // publisher's, and a well-known export holds every one.
+        fold: false,
     };
     let index = directory.index().without_model();
     loop {

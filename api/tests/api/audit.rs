@@ -352,3 +352,41 @@ async fn the_mirror_neither_lists_nor_serves_critical_skills() {
     let refused = get("/mirror/flagged.test/.well-known/agent-skills/quick-setup/SKILL.md").await;
     assert_eq!(refused.status, StatusCode::NOT_FOUND, "{}", refused.text());
 }
+
+#[test]
+fn an_export_holds_every_copy_of_a_skill() {
+    // Search folds copies; an export is a set of records, with a query as without one.
+    let dir = tempfile::tempdir().unwrap();
+    for query in ["pdf tables", ""] {
+        let request = ExportRequest {
+            query: query.to_owned(),
+            layout: Layout::WellKnown,
+            filters: indexer::Filters {
+                domain: vec![
+                    "origin-a.test".to_owned(),
+                    "origin-b.test".to_owned(),
+                    "fork.test".to_owned(),
+                ],
+                ..indexer::Filters::default()
+            },
+            ..ExportRequest::default()
+        };
+        let out = dir.path().join(format!("copies-{}", query.len()));
+        let manifest = export_to_path(&state(), &request, &out, false, false, &NoProgress).unwrap();
+        let mut exported: Vec<String> = manifest
+            .skills
+            .iter()
+            .map(|skill| skill.id.to_string())
+            .collect();
+        exported.sort();
+        assert_eq!(
+            exported,
+            [
+                "fork.test/pdf-tables",
+                "origin-a.test/pdf-tables",
+                "origin-b.test/pdf-tables"
+            ],
+            "{query:?}"
+        );
+    }
+}
