@@ -525,6 +525,11 @@ pub(crate) struct FilterArgs {
     /// had is not.
     #[arg(long, value_name = "VERDICT")]
     pub(crate) verdict: Vec<String>,
+
+    /// Only skills the safety audit gives this risk (`none`, `low`, `medium`, `high`,
+    /// `critical`, or `any`); repeatable. Without it, every risk but `critical`.
+    #[arg(long, value_name = "RISK")]
+    pub(crate) risk: Vec<String>,
 }
 
 impl FilterArgs {
@@ -539,6 +544,7 @@ impl FilterArgs {
             ("tag", &self.tag),
             ("license", &self.license),
             ("verdict", &self.verdict),
+            ("risk", &self.risk),
         ];
         let mut parameters = Vec::new();
         for (name, values) in flags {
@@ -619,6 +625,11 @@ pub(crate) struct ExportArgs {
     /// Exports as an authenticated caller (the operator's view), private skills included.
     #[arg(long)]
     pub(crate) private: bool,
+
+    /// Also writes the skills the safety audit finds `critical`; without it they are listed
+    /// in the manifest's `left_out`, with the reason.
+    #[arg(long)]
+    pub(crate) include_risky: bool,
 }
 
 /// Parses an export layout.

@@ -87,6 +87,7 @@ pub(crate) fn run(
         prefetch_files: args.prefetch_files,
         // Lines go to the report file as each domain is stored; the crawl keeps only sums.
         keep_report_lines: false,
+        audit: true,
     };
     let report_file = match &args.report {
         Some(path) => Some(Arc::new(ReportFile::create(path)?)),

@@ -52,6 +52,7 @@ pub(crate) fn run(
             Caller::Anonymous
         },
         layout: args.layout,
+        include_risky: args.include_risky,
     };
     let progress = Bar::new(std::io::stderr().is_terminal(), active);
     let exported = api::export::export_to_path(

@@ -109,8 +109,9 @@ pub(crate) fn run(
     Ok(ExitStatus::Success)
 }
 
-/// Renders results for people: per hit its title and id, a one-line description, and the
-/// snippet when it shows more than the description; then a summary line.
+/// Renders results for people: per hit its title and id, a one-line description, the snippet
+/// when it shows more than the description, and how many other places publish the same
+/// skill; then a summary line.
 fn render(results: &SearchResults, offset: usize, highlight: Option<(&str, &str)>) -> String {
     let mut out = String::new();
     for (rank, hit) in results.hits.iter().enumerate() {
@@ -130,6 +131,14 @@ fn render(results: &SearchResults, offset: usize, highlight: Option<(&str, &str)
         let shown = description.trim_end_matches('…');
         if hit.snippet.has_marks() && !shown.contains(hit.snippet.text.trim_matches('…')) {
             let _ = writeln!(out, "   » {}", highlighted(&hit.snippet, highlight));
+        }
+        if hit.copies > 0 {
+            let _ = writeln!(
+                out,
+                "   also published at {} other origin{}",
+                hit.copies,
+                if hit.copies == 1 { "" } else { "s" }
+            );
         }
     }
     if results.hits.is_empty() {

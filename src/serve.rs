@@ -53,6 +53,7 @@ pub(crate) fn run(
             prefetch_files: args.prefetch_files,
             // The server shows the sums; a crawl of many domains keeps no line.
             keep_report_lines: false,
+            audit: true,
         };
         Some(BackgroundCrawl {
             config,
@@ -105,6 +106,7 @@ pub(crate) fn run(
             concurrency: 1,
             prefetch_files: args.prefetch_files,
             keep_report_lines: false,
+            audit: true,
         };
         let prober = CrawlerProber::new(probe_config, cache).map_err(|message| {
             usage(anyhow::anyhow!("cannot set up the fetch layer: {message}"))

@@ -1,4 +1,5 @@
-//! `skillscout validate`: checks local input and prints what is wrong, like a compiler.
+//! `skillscout validate`: checks local input and prints what is wrong, like a compiler, with
+//! what the static safety audit finds in each skill's files.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -6,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use crawler::check::{Checked, SiteLabel};
-use crawler::crawl::crawl_domain;
+use crawler::crawl::{Reading, crawl_domain};
 use crawler::fetch::Fetcher;
 use crawler::local;
+use formats::audit::{Finding, Risk, Severity as FindingSeverity};
 use formats::diagnostic::passes;
 use formats::health::{Health, Status};
 use formats::seeds::SeedTarget;
@@ -82,7 +84,13 @@ fn check_origins(fetch: &FetchArgs, origins: Vec<SeedTarget>) -> anyhow::Result<
     let fetcher = Fetcher::new(settings, None).map_err(anyhow::Error::msg)?;
     let mut checked = Checked::default();
     for target in origins {
-        let crawled = runtime.block_on(crawl_domain(&fetcher, &target, true, None, None));
+        let crawled = runtime.block_on(crawl_domain(
+            &fetcher,
+            &target,
+            Reading::EVERY_FILE,
+            None,
+            None,
+        ));
         let mut none_found = Vec::new();
         if crawled.status.outcome == Outcome::NotFound {
             none_found.push(Diagnostic::new(
@@ -157,6 +165,9 @@ struct SkillReport<'a> {
     verdict: Verdict,
     passes: Passes,
     diagnostics: &'a [Diagnostic],
+    /// What the static safety audit makes of the skill's files; it does not decide `passes`.
+    risk: Risk,
+    findings: &'a [Finding],
 }
 
 #[derive(Debug, Serialize)]
@@ -174,6 +185,10 @@ struct Summary {
     errors: usize,
     warnings: usize,
     notes: usize,
+    /// Audit findings, every severity.
+    findings: usize,
+    /// Skills the audit finds `critical` (the directory does not list them by default).
+    critical: usize,
 }
 
 impl<'a> Report<'a> {
@@ -227,6 +242,8 @@ impl<'a> Report<'a> {
                         lenient: judged.passes(VerdictKind::Lenient),
                     },
                     diagnostics: &skill.diagnostics,
+                    risk: skill.risk,
+                    findings: &skill.findings,
                 }
             })
             .collect();
@@ -238,6 +255,11 @@ impl<'a> Report<'a> {
         summary.skills = skills.len();
         summary.passed = skills.iter().filter(|skill| passed_verdict(skill)).count();
         summary.failed = summary.skills - summary.passed;
+        summary.findings = skills.iter().map(|skill| skill.findings.len()).sum();
+        summary.critical = skills
+            .iter()
+            .filter(|skill| skill.risk == Risk::Critical)
+            .count();
         let ok = summary.failed == 0 && indexes.iter().all(|index| index.passes);
         let origins = checked
             .sites
@@ -278,6 +300,7 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
     let verdict = report.verdict;
     let mut out = String::new();
     let mut hidden_notes = 0;
+    let mut hidden_findings = 0;
     for index in &report.indexes {
         let status = if index.passes { "ok" } else { "FAIL" };
         let version = index
@@ -302,13 +325,18 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
         };
         let status = if passed { "ok" } else { "FAIL" };
         let other_word = if other { "passes" } else { "fails" };
+        let risk = match skill.risk {
+            Risk::None => String::new(),
+            risk => format!("; risk {risk}"),
+        };
         let _ = writeln!(
             out,
-            "{status:<4} {}  {} ({other_word} {other_name})",
+            "{status:<4} {}  {} ({other_word} {other_name}{risk})",
             safe(skill.label),
             safe(&skill.path.display().to_string())
         );
         hidden_notes += render_diagnostics(&mut out, skill.diagnostics, verdict, verbose);
+        hidden_findings += render_findings(&mut out, skill.findings, verbose);
     }
     for origin in &report.origins {
         render_health(&mut out, origin);
@@ -330,14 +358,57 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
         summary.warnings,
         plural(summary.warnings),
     );
-    if hidden_notes > 0 {
+    if summary.findings > 0 {
         let _ = writeln!(
             out,
-            "{hidden_notes} note{} hidden; --verbose shows them",
-            plural(hidden_notes)
+            "safety audit: {} finding{}; {} skill{} critical (a static audit is a linter, not a certificate)",
+            summary.findings,
+            plural(summary.findings),
+            summary.critical,
+            plural(summary.critical),
         );
     }
+    let hidden = match (hidden_notes, hidden_findings) {
+        (0, 0) => None,
+        (notes, 0) => Some(format!("{notes} note{}", plural(notes))),
+        (0, low) => Some(format!("{low} low finding{}", plural(low))),
+        (notes, low) => Some(format!(
+            "{notes} note{} and {low} low finding{}",
+            plural(notes),
+            plural(low)
+        )),
+    };
+    if let Some(hidden) = hidden {
+        let _ = writeln!(out, "{hidden} hidden; --verbose shows them");
+    }
     out
+}
+
+/// Writes each audit finding as `severity[rule] file:line: message` and its excerpt; returns
+/// how many low ones were left out (shown with `verbose`).
+fn render_findings(out: &mut String, findings: &[Finding], verbose: bool) -> usize {
+    let mut hidden = 0;
+    for finding in findings {
+        if finding.severity == FindingSeverity::Low && !verbose {
+            hidden += 1;
+            continue;
+        }
+        let place = if finding.line == 0 {
+            finding.file.clone()
+        } else {
+            format!("{}:{}", finding.file, finding.line)
+        };
+        let _ = writeln!(
+            out,
+            "     {}[{}] {}: {}",
+            finding.severity,
+            finding.rule.as_str(),
+            safe(&place),
+            safe(&finding.message)
+        );
+        let _ = writeln!(out, "       | {}", safe(&finding.excerpt));
+    }
+    hidden
 }
 
 /// Writes each diagnostic as `severity[code] field: message` plus advice; returns how many
@@ -406,6 +477,26 @@ fn render_health(out: &mut String, origin: &OriginReport<'_>) {
         }
         if let Some(fix) = &check.fix {
             let _ = writeln!(out, "       help: {}", safe(fix));
+        }
+    }
+    let risks: Vec<String> = health
+        .risk
+        .skills
+        .iter()
+        .filter(|(risk, count)| **risk != Risk::None && **count > 0)
+        .map(|(risk, count)| format!("{count} skill{} at {risk} risk", plural(*count)))
+        .collect();
+    if !risks.is_empty() {
+        let _ = writeln!(out, "     safety audit (not scored): {}", risks.join(", "));
+        for flagged in &health.risk.flagged {
+            let _ = writeln!(
+                out,
+                "       - {} {}: {} finding{}",
+                flagged.id,
+                flagged.risk,
+                flagged.findings,
+                plural(flagged.findings)
+            );
         }
     }
     for client in &health.clients {

@@ -16,6 +16,9 @@
 //! and renamed into place (`sink::publish_atomically`); over HTTP it is streamed as it is
 //! written (`sink::TarSink` over the response body).
 //!
+//! Skills the safety audit finds `critical` are left out (listed in `left_out` with the
+//! reason) unless the request asks for them (`include_risky`).
+//!
 //! Only verified content is exported: bytes come from the blob store, which holds only what
 //! matched its digest; a file the directory does not hold is listed as missing. The caller's
 //! access applies: the read model selects what the caller may see (`directory::selection`),
@@ -55,7 +58,6 @@ use crate::directory::selection::{Loaded, Plan, Selection};
 use crate::directory::well_known;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::wire::RecordView;
 use sink::{DirSink, Target, publish_atomically};
 
 /// The file of the `jsonl` layout.
@@ -107,7 +109,8 @@ impl FromStr for Layout {
 pub struct ExportRequest {
     /// Search text; empty selects every record the filters select.
     pub query: String,
-    /// Exact filters, as for searches (no `verdict`: `valid` and `lenient`).
+    /// Exact filters, as for searches (no `verdict`: `valid` and `lenient`; no `risk`: every
+    /// risk, critical skills listed as left out unless `include_risky`).
     pub filters: Filters,
     /// Only what changed at or after this time; removals are listed as tombstones.
     pub since: Option<OffsetDateTime>,
@@ -115,6 +118,9 @@ pub struct ExportRequest {
     pub caller: Caller,
     /// The layout.
     pub layout: Layout,
+    /// Writes the skills the safety audit finds `critical` too; without it they are listed in
+    /// the manifest's `left_out`, with the reason.
+    pub include_risky: bool,
 }
 
 impl ExportRequest {
@@ -125,6 +131,7 @@ impl ExportRequest {
             filters: &self.filters,
             since: self.since,
             caller: self.caller,
+            include_risky: self.include_risky,
         }
     }
 }
@@ -496,8 +503,8 @@ impl Writer<'_> {
             let Some(skill) = self.load(id)? else {
                 continue;
             };
-            let mut line = serde_json::to_vec(&RecordView::from(skill))
-                .map_err(|error| ApiError::internal(&error))?;
+            let view = self.directory.record_view(self.request.caller, skill)?;
+            let mut line = serde_json::to_vec(&view).map_err(|error| ApiError::internal(&error))?;
             line.push(b'\n');
             lines.write_all(&line).map_err(io_error)?;
             self.exported(id, JSONL_FILE.to_owned());

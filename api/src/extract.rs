@@ -5,6 +5,7 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::request::Parts;
+use formats::audit::Risk;
 use formats::{Access, Format, Verdict};
 use indexer::{Caller, DEFAULT_LIMIT, Filters, MAX_LIMIT, MAX_OFFSET, SearchRequest};
 use time::OffsetDateTime;
@@ -31,9 +32,8 @@ pub(crate) struct ClosedFilter {
 /// The filters with a closed set of values. Each value given is checked against its set (case
 /// aside, as the index compares them), and an unknown one is a 400 that names the allowed
 /// values, for every front end that takes filters (`/v1/search`, the search page, MCP's
-/// `search_skills`, `/v1/export`, `skillscout search` and `export`). A filter to come with its
-/// own closed set (`risk`) is one more row.
-pub(crate) const CLOSED_FILTERS: [ClosedFilter; 3] = [
+/// `search_skills`, `/v1/export`, `skillscout search` and `export`).
+pub(crate) const CLOSED_FILTERS: [ClosedFilter; 4] = [
     ClosedFilter {
         name: "verdict",
         values: || {
@@ -50,6 +50,23 @@ pub(crate) const CLOSED_FILTERS: [ClosedFilter; 3] = [
         name: "format",
         values: || Format::ALL.iter().map(|format| format.as_str()).collect(),
     },
+    ClosedFilter {
+        name: "risk",
+        values: || {
+            let mut values: Vec<&str> = RISKS.iter().map(|risk| risk.as_str()).collect();
+            values.push(indexer::ANY_RISK);
+            values
+        },
+    },
+];
+
+/// Every risk, lowest first: the values of the `risk` filter besides `any`.
+pub(crate) const RISKS: [Risk; 5] = [
+    Risk::None,
+    Risk::Low,
+    Risk::Medium,
+    Risk::High,
+    Risk::Critical,
 ];
 
 /// `Path<T>` whose rejection is an [`ApiError`] (a 400 `invalid_path`).
@@ -199,8 +216,9 @@ impl Params {
     }
 
     /// Returns the exact filters: `type`, `access`, `domain`, `format`, `tag`, `license`,
-    /// `verdict` (none: `valid` and `lenient`; `any`: every verdict). The values of the
-    /// filters with a closed set ([`CLOSED_FILTERS`]) are checked.
+    /// `verdict` (none: `valid` and `lenient`; `any`: every verdict), `risk` (none: every
+    /// risk but `critical`; `any`: every risk). The values of the filters with a closed set
+    /// ([`CLOSED_FILTERS`]) are checked.
     pub(crate) fn filters(&self) -> Result<Filters, ApiError> {
         Ok(Filters {
             capability_type: self.all("type")?,
@@ -210,6 +228,7 @@ impl Params {
             tag: self.all("tag")?,
             license: self.all("license")?,
             verdict: self.closed("verdict")?,
+            risk: self.closed("risk")?,
         })
     }
 
@@ -246,6 +265,7 @@ impl Params {
             limit: self.limit(DEFAULT_LIMIT)?,
             offset: self.integer("offset", 0, MAX_OFFSET, 0)?,
             caller,
+            fold: true,
         })
     }
 
@@ -304,6 +324,7 @@ mod tests {
             ("verdict=vaild", "verdict"),
             ("access=everyone", "access"),
             ("format=agent_skills", "format"),
+            ("risk=severe", "risk"),
         ] {
             let error = Params::parse(raw).unwrap().filters().unwrap_err();
             let ApiError::InvalidParameter {
@@ -323,6 +344,16 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "unknown verdict \"vaild\"; verdict is one of valid, lenient, invalid, any"
+        );
+        let risk = Params::parse("risk=Critical&risk=any")
+            .unwrap()
+            .filters()
+            .unwrap();
+        assert_eq!(risk.risk, ["Critical", "any"]);
+        let error = Params::parse("risk=severe").unwrap().filters().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown risk \"severe\"; risk is one of none, low, medium, high, critical, any"
         );
     }
 

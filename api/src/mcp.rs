@@ -7,7 +7,7 @@
 //! any replica can answer any request. Responses are plain JSON.
 //!
 //! - `skills/list {cursor?}`: the agent skills the caller may see whose verdict is `valid` or
-//!   `lenient`, in id order, read [`LIST_PAGE`] records at a time from the index (keyset
+//!   `lenient` and whose risk is not `critical`, in id order, read [`LIST_PAGE`] records at a time from the index (keyset
 //!   pagination: a cursor names the last id of its page). A record that cannot be served (see
 //!   [`entry`]) is left out of its page, so a page may hold fewer skills.
 //! - `skills/get {uri}`: the entry of any skill served, listed or not; `-32602` for a URI
@@ -16,6 +16,10 @@
 //!   bytes are UTF-8, base64 otherwise); `resources/list`: the `SKILL.md` of every served
 //!   skill, paged as `skills/list`.
 //! - `tools/list`, `tools/call`: `search_skills`, the `/v1/search` query and filters.
+//!
+//! Each entry's `_meta` carries the directory's provenance (`PROVENANCE_KEY`): where the skill
+//! was found, its digest status and verdict, and the static audit's `risk` and number of
+//! `findings` (the record and the skill page list them).
 //!
 //! A skill's URI is `skill://{domain}/{name}/SKILL.md`: the publisher's host in the authority
 //! slot keeps same-named skills of different publishers apart. Its files are
@@ -62,7 +66,7 @@ use crate::wire::{SearchBody, rfc3339};
 /// Records read from the index for one page of `skills/list` or `resources/list`.
 pub(crate) const LIST_PAGE: usize = 100;
 /// The `_meta` key of a skill entry's provenance: where the directory found it and what it
-/// made of it.
+/// made of it (digest status, verdict, risk).
 pub(crate) const PROVENANCE_KEY: &str = "io.github.skillscout/provenance";
 /// The name of the search tool.
 pub(crate) const SEARCH_TOOL: &str = "search_skills";
@@ -152,6 +156,8 @@ pub(crate) fn entry(skill: &formats::Skill) -> Result<rmcp::model::Skill, Unserv
         "index": skill.index_url.as_str(),
         "digestStatus": skill.digest_status,
         "verdict": skill.verdict().as_str(),
+        "risk": skill.risk.as_str(),
+        "findings": skill.findings.len(),
         "firstSeen": rfc3339(skill.first_seen),
         "lastSeen": rfc3339(skill.last_seen),
         "lastChanged": rfc3339(skill.last_changed),
@@ -334,8 +340,8 @@ impl McpServer {
 
 /// The names `search_skills` takes besides `query`, `limit` and `offset`: the `/v1/search`
 /// filters, each a string or a list of strings.
-const SEARCH_FILTERS: [&str; 7] = [
-    "type", "access", "domain", "format", "tag", "license", "verdict",
+const SEARCH_FILTERS: [&str; 8] = [
+    "type", "access", "domain", "format", "tag", "license", "verdict", "risk",
 ];
 
 /// Turns `search_skills` arguments into the query parameters of `/v1/search`, so that both
@@ -408,6 +414,7 @@ fn search_tool() -> Tool {
             "tag": filter("Tags."),
             "license": filter("Licences, such as mit."),
             "verdict": filter("Verdicts: valid, lenient, invalid, any (default: valid and lenient)."),
+            "risk": filter("Risks the static safety audit gives: none, low, medium, high, critical, any (default: all but critical)."),
             "limit": { "type": "integer", "minimum": 1, "maximum": indexer::MAX_LIMIT, "default": DEFAULT_SEARCH_LIMIT },
             "offset": { "type": "integer", "minimum": 0, "default": 0 }
         },
@@ -652,6 +659,8 @@ mod tests {
         let provenance = &entry.meta.unwrap().0[PROVENANCE_KEY];
         assert_eq!(provenance["digestStatus"], "verified");
         assert_eq!(provenance["origin"], "http://a.test/pdf-tools/SKILL.md");
+        assert_eq!(provenance["risk"], "none");
+        assert_eq!(provenance["findings"], 0);
     }
 
     #[test]
@@ -668,6 +677,12 @@ mod tests {
         let mut undescribed = servable();
         undescribed.frontmatter.remove("description");
         assert_eq!(entry(&undescribed), Err(Unservable::Frontmatter));
+
+        let mut flagged = servable();
+        flagged.risk = formats::audit::Risk::Critical;
+        assert_eq!(entry(&flagged), Err(Unservable::Critical));
+        flagged.risk = formats::audit::Risk::High;
+        assert!(entry(&flagged).is_ok(), "a high risk is shown, not refused");
 
         let mut unfetched = servable();
         unfetched.files[1].sha256 = None;

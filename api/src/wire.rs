@@ -8,11 +8,14 @@
 //! closed vocabularies (`access`, `format`, `outcome`, diagnostic `code`s, …) keep their own
 //! serialisation, whose snake_case names are documented contracts of their types.
 
+use formats::audit::{Finding, Risk, Rule, Severity as FindingSeverity};
 use formats::diagnostic::{Code, Severity};
-use formats::health::{Check, ClientReport, Health, Refusal};
+use formats::health::{Check, ClientReport, Flagged, Health, Refusal, RiskCounts};
 use formats::skill::{Artifact, DigestStatus, FileEntry};
 use formats::{Access, Diagnostic, Digest, Domain, Format, Skill, SkillId, Slug, Verdict};
 use indexer::{FacetCounts, Facets, SearchHit, SearchResults};
+use std::collections::BTreeMap;
+
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -67,6 +70,9 @@ pub(crate) struct HitView {
     score: f32,
     /// HTML: the extract escaped, with the matched words in `<mark>` elements.
     snippet: String,
+    /// How many other copies of this skill (the same content, published elsewhere) the
+    /// caller may see; the record's `also_at` lists them.
+    also_at_count: usize,
 }
 
 impl From<SearchHit> for HitView {
@@ -84,6 +90,7 @@ impl From<SearchHit> for HitView {
             version: hit.version,
             source_url: hit.source_url,
             score: hit.score,
+            also_at_count: hit.copies,
         }
     }
 }
@@ -98,6 +105,7 @@ pub(crate) struct FacetsView {
     tag: Counts,
     verdict: Counts,
     license: Counts,
+    risk: Counts,
 }
 
 impl From<Facets> for FacetsView {
@@ -110,6 +118,7 @@ impl From<Facets> for FacetsView {
             tag: Counts::from(facets.tag),
             verdict: Counts::from(facets.verdict),
             license: Counts::from(facets.license),
+            risk: Counts::from(facets.risk),
         }
     }
 }
@@ -159,6 +168,12 @@ pub(crate) struct RecordView {
     license: Option<String>,
     diagnostics: Vec<DiagnosticView>,
     verdict: Verdict,
+    risk: Risk,
+    findings: Vec<FindingView>,
+    /// The content fingerprint copies share (`formats::fingerprint`).
+    fingerprint: Option<Digest>,
+    /// The ids of the other copies the caller may see, the one a search shows first.
+    also_at: Vec<SkillId>,
     #[serde(with = "time::serde::rfc3339")]
     first_seen: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -167,11 +182,17 @@ pub(crate) struct RecordView {
     last_changed: OffsetDateTime,
 }
 
-impl From<Skill> for RecordView {
-    fn from(skill: Skill) -> RecordView {
+impl RecordView {
+    /// Returns the record with `also_at`, the other copies of it the caller may see (the read
+    /// model finds them).
+    pub(crate) fn new(skill: Skill, also_at: Vec<SkillId>) -> RecordView {
         let verdict = skill.verdict();
         RecordView {
             verdict,
+            risk: skill.risk,
+            findings: skill.findings.iter().map(FindingView::from).collect(),
+            fingerprint: skill.fingerprint,
+            also_at,
             id: skill.id,
             domain: skill.domain,
             format: skill.format,
@@ -195,6 +216,31 @@ impl From<Skill> for RecordView {
             first_seen: skill.first_seen,
             last_seen: skill.last_seen,
             last_changed: skill.last_changed,
+        }
+    }
+}
+
+/// One finding of the static safety audit (docs/audit.md); `rule` and `severity` keep the
+/// snake_case names their types document.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FindingView {
+    rule: Rule,
+    severity: FindingSeverity,
+    file: String,
+    line: u32,
+    excerpt: String,
+    message: String,
+}
+
+impl From<&Finding> for FindingView {
+    fn from(finding: &Finding) -> FindingView {
+        FindingView {
+            rule: finding.rule,
+            severity: finding.severity,
+            file: finding.file.clone(),
+            line: finding.line,
+            excerpt: finding.excerpt.clone(),
+            message: finding.message.clone(),
         }
     }
 }
@@ -368,13 +414,14 @@ impl From<Option<&store::FrontierEntry>> for FrontierView {
     }
 }
 
-/// The publisher health report, `{score, checks, clients}`: in `GET /v1/domains/{domain}` and,
-/// per origin, in `skillscout validate --json`.
+/// The publisher health report, `{score, checks, clients, risk}`: in
+/// `GET /v1/domains/{domain}` and, per origin, in `skillscout validate --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct HealthView {
     score: u32,
     checks: Vec<CheckView>,
     clients: Vec<ClientView>,
+    risk: RiskCountsView,
 }
 
 impl From<&Health> for HealthView {
@@ -383,6 +430,44 @@ impl From<&Health> for HealthView {
             score: health.score,
             checks: health.checks.iter().map(CheckView::from).collect(),
             clients: health.clients.iter().map(ClientView::from).collect(),
+            risk: RiskCountsView::from(&health.risk),
+        }
+    }
+}
+
+/// What the safety audit found in a site's skills: skills by risk, findings by severity, and
+/// the skills at `high` or `critical` risk.
+#[derive(Debug, Clone, Serialize)]
+struct RiskCountsView {
+    skills: BTreeMap<Risk, usize>,
+    findings: BTreeMap<FindingSeverity, usize>,
+    flagged: Vec<FlaggedView>,
+}
+
+impl From<&RiskCounts> for RiskCountsView {
+    fn from(counts: &RiskCounts) -> RiskCountsView {
+        RiskCountsView {
+            skills: counts.skills.clone(),
+            findings: counts.findings.clone(),
+            flagged: counts.flagged.iter().map(FlaggedView::from).collect(),
+        }
+    }
+}
+
+/// A skill the audit flags.
+#[derive(Debug, Clone, Serialize)]
+struct FlaggedView {
+    id: SkillId,
+    risk: Risk,
+    findings: usize,
+}
+
+impl From<&Flagged> for FlaggedView {
+    fn from(flagged: &Flagged) -> FlaggedView {
+        FlaggedView {
+            id: flagged.id.clone(),
+            risk: flagged.risk,
+            findings: flagged.findings,
         }
     }
 }

@@ -245,6 +245,7 @@ fn corpus_records(dir: &Path) -> Result<Vec<Skill>> {
     let options = SiteOptions {
         seen_at: OffsetDateTime::UNIX_EPOCH,
         prefetch_files: true,
+        audit: true,
     };
     let mut records = Vec::new();
     for root in domains {
@@ -778,7 +779,8 @@ fn semantic_scale(
 }
 
 /// Returns `count` records: the corpus, then variants of it on other domains, each with a
-/// few extra description words so that no two are identical.
+/// few extra description words so that no two are identical; one variant in ten keeps its
+/// record's content fingerprint (a copy: searches fold it into its record's cluster).
 fn variants(corpus: &[Skill], count: usize) -> impl Iterator<Item = Skill> + '_ {
     let vocabulary: Vec<&str> = corpus
         .iter()
@@ -802,6 +804,13 @@ fn variants(corpus: &[Skill], count: usize) -> impl Iterator<Item = Skill> + '_ 
         skill.id = SkillId::new(domain.clone(), slug.clone());
         skill.domain = domain;
         skill.name = slug;
+        // One variant in ten is a copy of its record published elsewhere (the same content,
+        // so the search folds it into its record's cluster); the others are other skills.
+        if copy % 10 != 0 {
+            skill.fingerprint = skill
+                .fingerprint
+                .map(|fingerprint| formats::Digest::of(format!("{fingerprint} {copy}").as_bytes()));
+        }
         for _ in 0..3 {
             // xorshift: a fixed, cheap sequence, so every run indexes the same text.
             state ^= state << 13;

@@ -19,6 +19,14 @@
 //! each SKILL.md 1 MiB, and the crawler (64 hosts at once, no host delay) crawls it alone, once
 //! per size. What the crawler holds must not grow with N: its records go to the store as they
 //! are built.
+//!
+//! `--tree DIR [--rounds N] [--delay-ms MS] [--prefetch-files]` crawls a tree of sites on disk
+//! (`DIR/<host>/.well-known/…`, as `seeds/web` and `../shared/corpus` are), served on
+//! loopback, N times (default 10) with the safety audit and N times without it (the crawl's
+//! `audit: false`: no audit and no content fingerprint), each into a fresh data directory, in
+//! the same process, turn about (with, without, without, with, …) so that a slower stretch
+//! of the machine weighs on both. It prints each crawl's wall time, both medians and what the
+//! audit adds, in percent of the median without it.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -61,6 +69,16 @@ fn main() {
             .parse()
             .unwrap();
         return child(&mode, &address, hosts, concurrency, delay);
+    }
+    if let Some(tree) = value("--tree") {
+        let rounds = value("--rounds").map_or(10, |n| n.parse().unwrap());
+        let delay = value("--delay-ms").map_or(0, |n| n.parse().unwrap());
+        return crawl_tree(
+            std::path::Path::new(&tree),
+            rounds,
+            delay,
+            flag("--prefetch-files"),
+        );
     }
     if let Some(sizes) = value("--hostile") {
         let sizes: Vec<usize> = sizes.split(',').map(|n| n.parse().unwrap()).collect();
@@ -441,4 +459,172 @@ fn peak_kib() -> u64 {
                 .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// Crawls every site of `tree` `rounds` times with the audit and `rounds` times without it,
+/// turn about, each into a fresh data directory, and prints each crawl's wall time, both
+/// medians and what the audit adds.
+fn crawl_tree(tree: &std::path::Path, rounds: usize, delay_ms: u64, prefetch: bool) {
+    let mut hosts: Vec<String> = std::fs::read_dir(tree)
+        .expect("read the tree")
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().join(".well-known").is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    hosts.sort();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let root = tree.to_owned();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    runtime.spawn(async move {
+        let root = Arc::new(root);
+        let files = Router::new().fallback(move |headers: HeaderMap, uri: Uri| {
+            let root = Arc::clone(&root);
+            async move { tree_file(&root, &headers, &uri) }
+        });
+        axum::serve(listener, files).await
+    });
+    let resolve = format!("*=127.0.0.1:{port}");
+    // Seconds per crawl: [without the audit, with it].
+    let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut skills = [0, 0];
+    let mut flagged = 0;
+    for round in 0..rounds * 2 {
+        // With, without, without, with, …: each pair runs both, in alternating order.
+        let audit = matches!(round % 4, 0 | 3);
+        let targets: Vec<SeedTarget> = hosts
+            .iter()
+            .map(|host| format!("http://{host}").parse().unwrap())
+            .collect();
+        let started = Instant::now();
+        let (report, at_high) = runtime.block_on(crawl_tree_once(
+            &resolve, targets, delay_ms, prefetch, audit,
+        ));
+        let seconds = started.elapsed().as_secs_f64();
+        let which = usize::from(audit);
+        skills[which] = report.totals.skills;
+        if audit {
+            flagged = at_high;
+        }
+        println!(
+            "crawl {}: {seconds:.3} s, {} skills, audit {}",
+            round + 1,
+            report.totals.skills,
+            if audit { "on" } else { "off" }
+        );
+        times[which].push(seconds);
+    }
+    assert_eq!(skills[0], skills[1], "both crawls read the same skills");
+    let [without, with] = times.map(|mut times| {
+        times.sort_by(f64::total_cmp);
+        let median = if times.len() % 2 == 0 {
+            (times[times.len() / 2 - 1] + times[times.len() / 2]) / 2.0
+        } else {
+            times[times.len() / 2]
+        };
+        (median, times[0], times[times.len() - 1])
+    });
+    println!(
+        "{} hosts, {} skills ({flagged} at high or critical risk), {rounds} crawls each way",
+        hosts.len(),
+        skills[1]
+    );
+    println!(
+        "MEDIAN without the audit {:.3} s (min {:.3}, max {:.3}); with it {:.3} s (min {:.3}, max {:.3}); the audit adds {:+.1}%",
+        without.0,
+        without.1,
+        without.2,
+        with.0,
+        with.1,
+        with.2,
+        (with.0 / without.0 - 1.0) * 100.0
+    );
+}
+
+/// Crawls `targets` once into a fresh data directory; returns the report and how many of the
+/// stored skills are at `high` or `critical` risk.
+async fn crawl_tree_once(
+    resolve: &str,
+    targets: Vec<SeedTarget>,
+    delay_ms: u64,
+    prefetch: bool,
+    audit: bool,
+) -> (crawler::crawl::CrawlReport, usize) {
+    let dir = std::env::temp_dir().join(format!("skillscout-bench-tree-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = Arc::new(Store::open(&dir).unwrap());
+    let blobs = Blobs::open(&dir).unwrap();
+    let mut config = CrawlConfig::default();
+    config.fetch.resolve = vec![resolve.parse().unwrap()];
+    config.fetch.host_delay = Duration::from_millis(delay_ms);
+    config.prefetch_files = prefetch;
+    config.keep_report_lines = false;
+    config.audit = audit;
+    let report = crawler::crawl::crawl(
+        config,
+        targets,
+        Arc::clone(&store),
+        blobs,
+        Arc::new(Quiet),
+        std::future::pending(),
+    )
+    .await
+    .unwrap();
+    let flagged = flagged_skills(&store);
+    drop(store);
+    let _ = std::fs::remove_dir_all(&dir);
+    (report, flagged)
+}
+
+/// Answers a request with the file of `root` its host and path name, or a 404.
+fn tree_file(root: &std::path::Path, headers: &HeaderMap, uri: &Uri) -> Response<Body> {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("")
+        .split(':')
+        .next()
+        .unwrap_or("");
+    let mut file = root.join(host);
+    let mut safe = !host.is_empty() && !host.contains(['/', '\\']) && host != "..";
+    for segment in uri.path().split('/').filter(|segment| !segment.is_empty()) {
+        match formats::site::decode_path_segment(segment) {
+            Some(decoded) if decoded != ".." && !decoded.contains(['/', '\\']) => {
+                file.push(decoded);
+            }
+            _ => safe = false,
+        }
+    }
+    match std::fs::read(&file) {
+        Ok(bytes) if safe && file.is_file() => Response::new(Body::from(bytes)),
+        _ => {
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::NOT_FOUND;
+            response
+        }
+    }
+}
+
+/// Returns how many live records of `store` are at `high` or `critical` risk.
+fn flagged_skills(store: &Store) -> usize {
+    let mut flagged = 0;
+    let mut after = 0;
+    loop {
+        let changes = store.blocking().changes_after(after, 1000).unwrap();
+        let Some(last) = changes.last() else {
+            return flagged;
+        };
+        after = last.seq;
+        flagged += changes
+            .iter()
+            .filter(|record| {
+                !record.is_tombstone() && record.skill.risk >= formats::audit::Risk::High
+            })
+            .count();
+    }
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use url::Url;
 
+use formats::audit::{Finding, Risk};
 use formats::diagnostic::Diagnostic;
 use formats::health::Health;
 use formats::index::IndexVersion;
@@ -39,6 +40,10 @@ pub struct CheckedSkill {
     pub record: Option<Skill>,
     /// Everything found wrong with it.
     pub diagnostics: Vec<Diagnostic>,
+    /// What the static safety audit makes of its files (the record's, or a lone folder's).
+    pub risk: Risk,
+    /// What the audit found, most severe first.
+    pub findings: Vec<Finding>,
 }
 
 impl CheckedSkill {
@@ -138,6 +143,8 @@ impl Checked {
                 path,
                 label: record.id.to_string(),
                 diagnostics: record.diagnostics.clone(),
+                risk: record.risk,
+                findings: record.findings.clone(),
                 record: Some(record),
             });
         }

@@ -28,7 +28,7 @@ use tokio::task::JoinSet;
 use crate::credentials::Credentials;
 use crate::fetch::{FetchSettings, Fetcher, HttpCache};
 use crate::politeness::CrawlSlot;
-pub use domain::{DomainCrawl, IndexRead, crawl_domain};
+pub use domain::{DomainCrawl, IndexRead, Reading, crawl_domain};
 pub use feed::{Feed, Skipped, Source};
 use feed::{Leases, STORE_RETRIES, TopUp};
 use formats::seeds::SeedTarget;
@@ -99,6 +99,9 @@ pub struct CrawlConfig {
     /// turns it off and writes the lines as [`CrawlObserver::domain_stored`] hands them out,
     /// so that what it keeps does not grow with the number of domains.
     pub keep_report_lines: bool,
+    /// Audit and fingerprint every record's content (docs/audit.md). Always true but for the
+    /// crawl benchmark, which crawls the same sites without it to measure what it costs.
+    pub audit: bool,
 }
 
 impl Default for CrawlConfig {
@@ -108,6 +111,7 @@ impl Default for CrawlConfig {
             concurrency: DEFAULT_CONCURRENCY,
             prefetch_files: false,
             keep_report_lines: true,
+            audit: true,
         }
     }
 }
@@ -246,8 +250,11 @@ pub async fn crawl_work(
     let crawl_one = |target: SeedTarget, slot: CrawlSlot| {
         let fetcher = Arc::clone(&fetcher);
         let store = Store::clone(&store);
-        let prefetch = config.prefetch_files;
-        async move { crawl_domain(&fetcher, &target, prefetch, Some(slot), Some(&store)).await }
+        let reading = Reading {
+            prefetch_files: config.prefetch_files,
+            audit: config.audit,
+        };
+        async move { crawl_domain(&fetcher, &target, reading, Some(slot), Some(&store)).await }
     };
     let mut sites = Sites::new(Vec::new(), concurrency, crawl_one);
     let mut interrupted = false;

@@ -18,6 +18,7 @@ use url::Url;
 use crate::check::SiteLabel;
 pub use crate::check::{Checked, CheckedIndex, CheckedSkill};
 use crate::error::{Error, Result};
+use formats::audit::{self, AuditFile, AuditInput, Risk};
 use formats::diagnostic::{Code, Diagnostic};
 use formats::health;
 use formats::index::{self, MAX_INDEX_BYTES, SKILL_MD};
@@ -27,7 +28,7 @@ use formats::site::{
     Body, FetchFailure, Reply, Request, SiteCrawl, SiteFindings, SiteOptions, decode_path_segment,
 };
 use formats::skill::{Domain, Format, Skill};
-use formats::skill_md;
+use formats::skill_md::{self, SkillMd};
 
 /// The domain given to a tree whose folder name is not a host name.
 pub const FALLBACK_DOMAIN: &str = "localhost";
@@ -54,7 +55,7 @@ pub fn check(path: &Path, seen_at: OffsetDateTime) -> Result<Checked> {
         .and_then(|name| name.to_str())
         .unwrap_or("");
     if file_name.eq_ignore_ascii_case(SKILL_MD) {
-        let skill = check_skill_md(path, parent_name(path))?;
+        let skill = check_skill_md(path, parent_name(path))?.checked;
         return Ok(Checked {
             skills: vec![skill],
             ..Checked::default()
@@ -68,6 +69,7 @@ fn options(seen_at: OffsetDateTime) -> SiteOptions {
     SiteOptions {
         seen_at,
         prefetch_files: true,
+        audit: true,
     }
 }
 
@@ -181,32 +183,77 @@ fn looks_like_sharing(path: &Path, bytes: &[u8]) -> bool {
     }
 }
 
-/// Checks a skill folder: its SKILL.md against the folder name, and every file's path against
-/// the rules an index's `files[]` must follow.
+/// Checks a skill folder: its SKILL.md against the folder name, every file's path against
+/// the rules an index's `files[]` must follow, and every file with the safety audit.
 fn check_skill_folder(folder: &Path) -> Result<Checked> {
     let expected = folder.canonicalize().ok().and_then(|path| {
         path.file_name()
             .map(|name| name.to_string_lossy().into_owned())
     });
-    let mut skill = check_skill_md(&folder.join(SKILL_MD), expected)?;
+    let mut lone = check_skill_md(&folder.join(SKILL_MD), expected)?;
     let mut files = Vec::new();
     list_files(folder, folder, &mut files)?;
+    let mut had = Vec::new();
+    let mut read = 0usize;
     for relative in files {
         if let Err(problem) = index::check_relative_path(&relative) {
-            skill.diagnostics.push(problem.at(relative));
+            lone.checked.diagnostics.push(problem.at(relative));
+            continue;
         }
+        // Regular files only (a named pipe would never end), what the audit reads of a skill
+        // and a byte more, so that it says what it left out; a file that cannot be read is
+        // left out.
+        let file = folder.join(&relative);
+        if !fs::metadata(&file).is_ok_and(|metadata| metadata.is_file()) {
+            continue;
+        }
+        let left = (audit::MAX_SKILL_BYTES + 1).saturating_sub(read);
+        let Ok(bytes) = read_prefix(&file, left) else {
+            continue;
+        };
+        read += bytes.len();
+        had.push((relative, bytes));
     }
+    lone.audit(&had);
     Ok(Checked {
-        skills: vec![skill],
+        skills: vec![lone.checked],
         ..Checked::default()
     })
 }
 
+/// A lone SKILL.md, checked: what is reported, and what the audit needs of it.
+struct LoneSkill {
+    checked: CheckedSkill,
+    parsed: Option<SkillMd>,
+}
+
+impl LoneSkill {
+    /// Audits the skill's files (path relative to its root, bytes) with what its SKILL.md
+    /// says it does.
+    fn audit(&mut self, files: &[(String, Vec<u8>)]) {
+        let files: Vec<AuditFile<'_>> = files
+            .iter()
+            .map(|(path, bytes)| AuditFile { path, bytes })
+            .collect();
+        let parsed = self.parsed.clone().unwrap_or_default();
+        let allowed_tools = audit::allowed_tools(&parsed.frontmatter);
+        let found = audit::audit(&AuditInput {
+            name: parsed.name.as_deref().unwrap_or(&self.checked.label),
+            description: parsed.description.as_deref().unwrap_or(""),
+            allowed_tools: &allowed_tools,
+            files: &files,
+        });
+        self.checked.risk = found.risk;
+        self.checked.findings = found.findings;
+    }
+}
+
 /// Checks one SKILL.md against the name of the folder it is in.
-fn check_skill_md(path: &Path, expected_name: Option<String>) -> Result<CheckedSkill> {
+fn check_skill_md(path: &Path, expected_name: Option<String>) -> Result<LoneSkill> {
     let read = read_capped(path, MAX_SKILL_MD_BYTES)?;
     let mut diagnostics = Vec::new();
     let mut name = None;
+    let mut parsed = None;
     if read.too_large {
         // An oversized file was not read; parsing nothing would only add noise.
         diagnostics.push(Diagnostic::new(
@@ -217,18 +264,26 @@ fn check_skill_md(path: &Path, expected_name: Option<String>) -> Result<CheckedS
             ),
         ));
     } else {
-        let parsed = skill_md::parse(&read.bytes, expected_name.as_deref());
-        diagnostics.extend(parsed.diagnostics);
-        name = parsed.name;
+        let skill_md = skill_md::parse(&read.bytes, expected_name.as_deref());
+        diagnostics.extend(skill_md.diagnostics.iter().cloned());
+        name.clone_from(&skill_md.name);
+        parsed = Some(skill_md);
     }
-    Ok(CheckedSkill {
+    let checked = CheckedSkill {
         path: path.to_owned(),
         label: expected_name
             .or(name)
             .unwrap_or_else(|| SKILL_MD.to_owned()),
         record: None,
         diagnostics,
-    })
+        risk: Risk::None,
+        findings: Vec::new(),
+    };
+    let mut lone = LoneSkill { checked, parsed };
+    if !read.too_large {
+        lone.audit(&[(SKILL_MD.to_owned(), read.bytes)]);
+    }
+    Ok(lone)
 }
 
 /// The most files listed when checking one skill folder.
@@ -405,6 +460,20 @@ fn error_source(error: &Error) -> String {
 struct CappedRead {
     bytes: Vec<u8>,
     too_large: bool,
+}
+
+/// Reads at most `limit` bytes of a file.
+fn read_prefix(path: &Path, limit: usize) -> Result<Vec<u8>> {
+    let read_error = |source| Error::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let file = fs::File::open(path).map_err(read_error)?;
+    let mut bytes = Vec::new();
+    file.take(u64::try_from(limit).unwrap_or(u64::MAX))
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    Ok(bytes)
 }
 
 fn read_capped(path: &Path, limit: usize) -> Result<CappedRead> {

@@ -9,6 +9,13 @@
 //! time here, so a private record cannot leak even if a query were built wrongly. The
 //! per-document values come from the segment's decoded columns (`ordinals`), the value
 //! names from the columns' dictionaries.
+//!
+//! Copies of one skill (`clusters`) are folded here too: a document with copies does not
+//! enter the top or the counts on its own. Its segment hands on, per cluster, the best rank
+//! and the most canonical member among the copies that passed, and, per facet, which
+//! clusters have a copy with each value; the merge makes one hit per cluster (ranked by its
+//! best copy, showing its most canonical one) and counts each cluster once in the total and
+//! once per facet value, so that a value's count is the total that choosing it gives.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -21,6 +28,7 @@ use tantivy::{
     BitSet, DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED,
 };
 
+use crate::clusters::{Clusters, NO_CLUSTER, Slot};
 use crate::ordinals::{OrdsCache, SegmentOrds};
 use crate::schema::names;
 
@@ -34,11 +42,15 @@ pub(crate) enum Dim {
     Tag,
     License,
     Verdict,
+    Risk,
 }
+
+/// How many dimensions there are (each has facet counts).
+pub(crate) const DIMS: usize = 8;
 
 impl Dim {
     /// The dimensions that have facet counts, in output order.
-    pub(crate) const FACETS: [Dim; 7] = [
+    pub(crate) const FACETS: [Dim; DIMS] = [
         Dim::CapabilityType,
         Dim::Access,
         Dim::Domain,
@@ -46,10 +58,11 @@ impl Dim {
         Dim::Tag,
         Dim::Verdict,
         Dim::License,
+        Dim::Risk,
     ];
 
     /// Every dimension, in the order of [`Dim::index`].
-    pub(crate) const ALL: [Dim; 7] = [
+    pub(crate) const ALL: [Dim; DIMS] = [
         Dim::CapabilityType,
         Dim::Access,
         Dim::Domain,
@@ -57,6 +70,7 @@ impl Dim {
         Dim::Tag,
         Dim::License,
         Dim::Verdict,
+        Dim::Risk,
     ];
 
     /// Returns the dimension's position in [`Dim::ALL`].
@@ -73,6 +87,7 @@ impl Dim {
             Dim::Tag => names::TAG,
             Dim::License => names::LICENSE,
             Dim::Verdict => names::VERDICT,
+            Dim::Risk => names::RISK,
         }
     }
 
@@ -107,6 +122,8 @@ pub(crate) struct SearchCollector {
     pub(crate) max_facet_values: usize,
     /// The decoded filter and facet columns of the index's segments.
     pub(crate) ordinals: Arc<OrdsCache>,
+    /// The clusters of copies of the snapshot searched, when copies are folded.
+    pub(crate) clusters: Option<Arc<Clusters>>,
 }
 
 /// One of the best hits.
@@ -129,13 +146,13 @@ fn rank(a: &Candidate, b: &Candidate) -> Ordering {
 /// What the collector found.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Collected {
-    /// Documents that pass every filter.
+    /// Documents that pass every filter (a cluster of copies counting once).
     pub(crate) total: u64,
     /// The best `top_k` of them, best first.
     pub(crate) top: Vec<Candidate>,
     /// Per facet dimension (in [`Dim::FACETS`] order): the most frequent values (at most
     /// `max_facet_values`), most frequent first, then by value.
-    pub(crate) facets: [Vec<(String, u64)>; 7],
+    pub(crate) facets: [Vec<(String, u64)>; DIMS],
 }
 
 /// One facet's counts in one segment, sorted by value (the dictionary's order). The values
@@ -162,9 +179,44 @@ impl SegmentFacet {
 /// What one segment found.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SegmentCollected {
+    /// Documents without copies that pass every filter.
     total: u64,
     top: Vec<Candidate>,
-    facets: [SegmentFacet; 7],
+    facets: [SegmentFacet; DIMS],
+    /// Per cluster with a copy here that passed: its best rank and most canonical copy here.
+    clusters: Vec<ClusterHit>,
+    /// Per facet: which clusters have a copy here with which value (each pair once).
+    cluster_facets: [ClusterFacet; DIMS],
+}
+
+/// The copies of one cluster that passed in one segment.
+#[derive(Debug, Clone, Copy)]
+struct ClusterHit {
+    cluster: u32,
+    /// The best tier and score among them.
+    tier: Tier,
+    score: Score,
+    /// The most canonical of them: its place among the cluster's members.
+    position: u32,
+}
+
+/// One facet's values in one segment and the clusters with a copy that has each: the
+/// values share one buffer, as in [`SegmentFacet`].
+#[derive(Debug, Clone, Default)]
+struct ClusterFacet {
+    bytes: Vec<u8>,
+    /// (end of the value in `bytes`, cluster), in value order.
+    entries: Vec<(usize, u32)>,
+}
+
+/// A document with copies, as the segment collects it: counted at harvest with the others.
+#[derive(Debug, Clone, Copy)]
+struct Copy {
+    slot: Slot,
+    doc: DocId,
+    score: Score,
+    /// The one filter (dimension index) it fails, if any: it then counts for that facet only.
+    failed: Option<usize>,
 }
 
 /// Merges the segments' sorted counts of one facet and keeps the `keep` most frequent.
@@ -202,6 +254,71 @@ fn merge_facet(segments: &[&SegmentFacet], keep: usize) -> Vec<(String, u64)> {
         .into_iter()
         .map(|(value, count)| (String::from_utf8_lossy(value).into_owned(), count))
         .collect()
+}
+
+/// Makes one hit of each cluster that passed in some segment: ranked by its best copy,
+/// showing its most canonical one.
+fn merge_clusters(clusters: &Clusters, fruits: &[SegmentCollected]) -> Vec<Candidate> {
+    let mut hits: Vec<ClusterHit> = fruits
+        .iter()
+        .flat_map(|fruit| fruit.clusters.iter().copied())
+        .collect();
+    hits.sort_unstable_by_key(|hit| hit.cluster);
+    let mut candidates = Vec::new();
+    for same in hits.chunk_by(|a, b| a.cluster == b.cluster) {
+        let mut best = same[0];
+        for hit in &same[1..] {
+            if hit
+                .tier
+                .cmp(&best.tier)
+                .then_with(|| hit.score.total_cmp(&best.score))
+                .is_gt()
+            {
+                best.tier = hit.tier;
+                best.score = hit.score;
+            }
+            best.position = best.position.min(hit.position);
+        }
+        let Some(shown) = clusters.members(best.cluster).get(best.position as usize) else {
+            continue;
+        };
+        candidates.push(Candidate {
+            tier: best.tier,
+            score: best.score,
+            id: shown.id.clone(),
+            address: shown.address,
+        });
+    }
+    candidates
+}
+
+/// Counts, per value of one facet, the clusters that have a copy with it in some segment:
+/// each cluster once, as one facet list sorted by value.
+fn count_clusters<'a>(segments: impl Iterator<Item = &'a ClusterFacet>) -> SegmentFacet {
+    let mut pairs: Vec<(&[u8], u32)> = Vec::new();
+    for facet in segments {
+        // Entries of one value share its end; a value starts where the one before it ended.
+        let (mut start, mut end) = (0, 0);
+        for (value_end, cluster) in &facet.entries {
+            if *value_end != end {
+                start = end;
+                end = *value_end;
+            }
+            if let Some(value) = facet.bytes.get(start..end) {
+                pairs.push((value, *cluster));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut counted = SegmentFacet::default();
+    for same in pairs.chunk_by(|a, b| a.0 == b.0) {
+        counted.bytes.extend_from_slice(same[0].0);
+        counted
+            .entries
+            .push((counted.bytes.len(), same.len() as u64));
+    }
+    counted
 }
 
 /// A heap entry within one segment, where id ordinals order like ids.
@@ -331,6 +448,10 @@ pub(crate) struct SearchSegmentCollector {
     top_k: usize,
     scored: bool,
     heap: BinaryHeap<Entry>,
+    /// The clusters, when this segment holds copies and copies are folded.
+    clusters: Option<Arc<Clusters>>,
+    /// The documents with copies that passed, or failed one filter.
+    copies: Vec<Copy>,
 }
 
 fn column(reader: &SegmentReader, dim_field: &str) -> tantivy::Result<Option<StrColumn>> {
@@ -411,6 +532,12 @@ impl Collector for SearchCollector {
             top_k: self.top_k,
             scored: self.scored,
             heap: BinaryHeap::with_capacity(self.top_k.min(1024) + 1),
+            clusters: self
+                .clusters
+                .as_ref()
+                .filter(|clusters| clusters.has_copies(segment))
+                .map(Arc::clone),
+            copies: Vec::new(),
         })
     }
 
@@ -424,11 +551,20 @@ impl Collector for SearchCollector {
             merged.total += fruit.total;
             merged.top.extend(fruit.top.iter().cloned());
         }
+        if let Some(clusters) = &self.clusters {
+            let hits = merge_clusters(clusters, &fruits);
+            merged.total += hits.len() as u64;
+            merged.top.extend(hits);
+        }
         merged.top.sort_by(rank);
         merged.top.truncate(self.top_k);
         for (index, facet) in merged.facets.iter_mut().enumerate() {
-            let segments: Vec<&SegmentFacet> =
-                fruits.iter().map(|fruit| &fruit.facets[index]).collect();
+            let folded = count_clusters(fruits.iter().map(|fruit| &fruit.cluster_facets[index]));
+            let segments: Vec<&SegmentFacet> = fruits
+                .iter()
+                .map(|fruit| &fruit.facets[index])
+                .chain([&folded])
+                .collect();
             *facet = merge_facet(&segments, self.max_facet_values);
         }
         Ok(merged)
@@ -436,6 +572,83 @@ impl Collector for SearchCollector {
 }
 
 impl SearchSegmentCollector {
+    /// Returns the tier and score a document is ranked by.
+    fn tier_and_score(&self, doc: DocId, score: Score) -> (Tier, Score) {
+        if !self.scored {
+            return (TIER_TEXT, 0.0);
+        }
+        let tier = self
+            .tiers
+            .as_ref()
+            .map_or(TIER_TEXT, |tiers| tiers.tier(doc));
+        (tier, score)
+    }
+
+    /// Hands on what the documents with copies found: per cluster, the best rank and the
+    /// most canonical copy that passed; per facet, each (value, cluster) pair once.
+    fn harvest_copies(&mut self, collected: &mut SegmentCollected) {
+        if self.copies.is_empty() {
+            return;
+        }
+        let mut copies = std::mem::take(&mut self.copies);
+        copies.sort_unstable_by_key(|copy| copy.slot.cluster);
+        for same in copies.chunk_by(|a, b| a.slot.cluster == b.slot.cluster) {
+            let mut hit: Option<ClusterHit> = None;
+            for copy in same.iter().filter(|copy| copy.failed.is_none()) {
+                let (tier, score) = self.tier_and_score(copy.doc, copy.score);
+                let better = hit.as_ref().is_none_or(|best| {
+                    tier.cmp(&best.tier)
+                        .then_with(|| score.total_cmp(&best.score))
+                        .is_gt()
+                });
+                let best = hit.get_or_insert(ClusterHit {
+                    cluster: copy.slot.cluster,
+                    tier,
+                    score,
+                    position: copy.slot.position,
+                });
+                if better {
+                    best.tier = tier;
+                    best.score = score;
+                }
+                best.position = best.position.min(copy.slot.position);
+            }
+            collected.clusters.extend(hit);
+        }
+        if !self.count_facets {
+            return;
+        }
+        let mut pairs: Vec<u64> = Vec::new();
+        for (index, dim) in Dim::FACETS.iter().enumerate() {
+            let dim_index = dim.index();
+            pairs.clear();
+            for copy in &copies {
+                if copy.failed.is_some_and(|failed| failed != dim_index) {
+                    continue;
+                }
+                for ord in self.ords.dims[dim_index].values(copy.doc) {
+                    pairs.push((u64::from(*ord) << 32) | u64::from(copy.slot.cluster));
+                }
+            }
+            pairs.sort_unstable();
+            pairs.dedup();
+            let values = &self.ords.values[dim_index];
+            let facet = &mut collected.cluster_facets[index];
+            let mut last_ord = None;
+            for pair in &pairs {
+                let (ord, cluster) = ((pair >> 32) as usize, (pair & 0xffff_ffff) as u32);
+                let Some(value) = values.get(ord) else {
+                    continue;
+                };
+                if last_ord != Some(ord) {
+                    facet.bytes.extend_from_slice(value);
+                    last_ord = Some(ord);
+                }
+                facet.entries.push((facet.bytes.len(), cluster));
+            }
+        }
+    }
+
     /// Counts the values of every facet of the documents that passed the filters.
     fn count_passed(&mut self) {
         for (index, dim) in Dim::FACETS.iter().enumerate() {
@@ -520,6 +733,20 @@ impl SegmentCollector for SearchSegmentCollector {
                 failed = Some(*index);
             }
         }
+        if let Some(clusters) = &self.clusters {
+            let slot = clusters.slot(self.segment, doc);
+            if slot.cluster != NO_CLUSTER {
+                if failed.is_none() || self.count_facets {
+                    self.copies.push(Copy {
+                        slot,
+                        doc,
+                        score,
+                        failed,
+                    });
+                }
+                return;
+            }
+        }
         match failed {
             None => {
                 self.total += 1;
@@ -544,6 +771,7 @@ impl SegmentCollector for SearchSegmentCollector {
             total: self.total,
             ..SegmentCollected::default()
         };
+        self.harvest_copies(&mut collected);
         let mut entries = self.heap.into_vec();
         // The ids in one pass over the dictionary, in its order: looked up one by one, each
         // would decode its block from the start.

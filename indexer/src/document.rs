@@ -97,6 +97,15 @@ pub(crate) fn to_document(
     doc.add_text(fields.domain, skill.domain.as_str());
     doc.add_text(fields.format, skill.format.as_str());
     doc.add_text(fields.verdict, skill.verdict().as_str());
+    doc.add_text(fields.risk, skill.risk.as_str());
+    if let Some(fingerprint) = &skill.fingerprint {
+        doc.add_text(fields.fingerprint, fingerprint.hex());
+        doc.add_u64(
+            fields.cluster_key,
+            crate::clusters::cluster_key(fingerprint),
+        );
+    }
+    doc.add_u64(fields.canonical, crate::clusters::canonical_rank(skill));
     if let Some(license) = &skill.license {
         // Counted and filtered under one name (`MIT` and `MIT License` are one licence).
         doc.add_text(fields.license, formats::license::key(license));
@@ -174,6 +183,9 @@ pub(crate) mod tests {
             tags: Vec::new(),
             license: None,
             diagnostics: Vec::new(),
+            risk: formats::audit::Risk::None,
+            findings: Vec::new(),
+            fingerprint: None,
             first_seen: OffsetDateTime::UNIX_EPOCH,
             last_seen: OffsetDateTime::UNIX_EPOCH,
             last_changed: OffsetDateTime::UNIX_EPOCH,

@@ -33,7 +33,10 @@
 //!   change sequence number.
 //! - `sync`: [`sync`], the store's change log into the index.
 //! - `query`: user text to a parsed query and to tantivy queries; never an error.
-//! - `collector`: one pass that ranks by tier and score, counts, and computes facets.
+//! - `collector`: one pass that ranks by tier and score, counts, and computes facets, one
+//!   hit per cluster of copies.
+//! - `clusters`: the copies of each skill (records with the same content fingerprint) in an
+//!   index snapshot, and which copy each cluster shows.
 //! - `ordinals`: the filter and facet columns of each segment, decoded once for it.
 //! - `segment_cache`: what searches decode from a segment once and keep while it lives.
 //! - `snippet`: snippets: plain text extracts and the ranges of the matched words.
@@ -52,8 +55,11 @@
 //!   across processes); readers are [`SearchIndex`] clones.
 //! - Any user text is a valid query: search errors only on internal failures.
 //! - A `private` record is visible to [`Caller::Authenticated`] only.
+//! - A search shows one hit per cluster of copies, and its total and facets count clusters:
+//!   a facet value's count is the total that choosing it gives.
 
 mod address;
+mod clusters;
 mod collector;
 mod document;
 pub mod embed;
@@ -77,11 +83,12 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use clusters::MAX_COPIES;
 pub use error::{Error, Result};
 pub use query::{FIELD_WEIGHTS, FieldWeights, MAX_QUERY_CHARS, informative_words};
 pub use request::{
-    ANY_VERDICT, Caller, DEFAULT_LIMIT, DEFAULT_VERDICTS, Filters, ListRequest, MAX_FACET_VALUES,
-    MAX_LIMIT, MAX_OFFSET, SearchRequest,
+    ANY_RISK, ANY_VERDICT, Caller, DEFAULT_LIMIT, DEFAULT_RISKS, DEFAULT_VERDICTS, Filters,
+    ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest,
 };
 pub use results::{
     FacetCounts, Facets, ListPage, Listed, MAX_LISTED_CHARS, SearchHit, SearchResults, Snippet,

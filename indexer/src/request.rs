@@ -9,6 +9,11 @@ use crate::collector::Dim;
 pub const DEFAULT_VERDICTS: [&str; 2] = ["lenient", "valid"];
 /// The verdict filter value that lists every verdict.
 pub const ANY_VERDICT: &str = "any";
+/// The risks listed when a request names none: a skill the static audit finds `critical`
+/// (malware's own moves) is listed only when asked for, as an invalid one is.
+pub const DEFAULT_RISKS: [&str; 4] = ["high", "low", "medium", "none"];
+/// The risk filter value that lists every risk.
+pub const ANY_RISK: &str = "any";
 
 /// Hits per page when the request does not say.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -51,6 +56,9 @@ pub struct Filters {
     /// Verdicts: `valid`, `lenient`, `invalid`, or `any`. Empty means `valid` and `lenient`:
     /// a skill whose content was never had is not listed unless asked for (DESIGN.md §6).
     pub verdict: Vec<String>,
+    /// Risks: `none`, `low`, `medium`, `high`, `critical`, or `any`. Empty means every risk
+    /// but `critical` ([`DEFAULT_RISKS`]).
+    pub risk: Vec<String>,
 }
 
 impl Filters {
@@ -65,6 +73,7 @@ impl Filters {
             (Dim::Tag, &self.tag),
             (Dim::License, &self.license),
             (Dim::Verdict, &self.verdict),
+            (Dim::Risk, &self.risk),
         ] {
             let mut values: Vec<String> = raw
                 .iter()
@@ -79,12 +88,18 @@ impl Filters {
                 .collect();
             values.sort();
             values.dedup();
-            if dim == Dim::Verdict {
+            let defaults: &[&str] = match dim {
+                Dim::Verdict => &DEFAULT_VERDICTS,
+                Dim::Risk => &DEFAULT_RISKS,
+                _ => &[],
+            };
+            if !defaults.is_empty() {
+                // `any` (the same word for both) lifts the filter; none named, the default.
                 if values.iter().any(|value| value == ANY_VERDICT) {
                     continue;
                 }
                 if values.is_empty() {
-                    values = DEFAULT_VERDICTS.map(str::to_owned).to_vec();
+                    values = defaults.iter().map(|value| (*value).to_owned()).collect();
                 }
             }
             if !values.is_empty() {
@@ -110,6 +125,10 @@ pub struct SearchRequest {
     pub offset: usize,
     /// Who is asking.
     pub caller: Caller,
+    /// One hit per cluster of copies (records whose content fingerprint is the same), the
+    /// canonical copy shown, as DESIGN.md §6 asks: the default. `false` counts and lists
+    /// every record (a publisher's count of its own skills).
+    pub fold: bool,
 }
 
 impl Default for SearchRequest {
@@ -127,6 +146,7 @@ impl SearchRequest {
             limit: DEFAULT_LIMIT,
             offset: 0,
             caller,
+            fold: true,
         }
     }
 }
@@ -187,11 +207,13 @@ mod tests {
             ..Filters::default()
         };
         let default_verdicts = (Dim::Verdict, DEFAULT_VERDICTS.map(str::to_owned).to_vec());
+        let default_risks = (Dim::Risk, DEFAULT_RISKS.map(str::to_owned).to_vec());
         assert_eq!(
             filters.dims(),
             [
                 (Dim::Domain, vec!["a.test".to_owned(), "b.test".to_owned()]),
-                default_verdicts
+                default_verdicts.clone(),
+                default_risks.clone(),
             ]
         );
         // `any` lifts the verdict filter; named verdicts replace the default.
@@ -199,11 +221,26 @@ mod tests {
             verdict: vec!["ANY".to_owned()],
             ..Filters::default()
         };
-        assert_eq!(any.dims(), []);
+        assert_eq!(any.dims(), std::slice::from_ref(&default_risks));
         let invalid = Filters {
             verdict: vec!["invalid".to_owned()],
             ..Filters::default()
         };
-        assert_eq!(invalid.dims(), [(Dim::Verdict, vec!["invalid".to_owned()])]);
+        assert_eq!(
+            invalid.dims(),
+            [(Dim::Verdict, vec!["invalid".to_owned()]), default_risks]
+        );
+        // The same for risks: `critical` is listed only when asked for.
+        let risky = Filters {
+            risk: vec!["Critical".to_owned()],
+            verdict: vec!["any".to_owned()],
+            ..Filters::default()
+        };
+        assert_eq!(risky.dims(), [(Dim::Risk, vec!["critical".to_owned()])]);
+        let every = Filters {
+            risk: vec!["any".to_owned()],
+            ..Filters::default()
+        };
+        assert_eq!(every.dims(), [default_verdicts]);
     }
 }

@@ -37,6 +37,10 @@ pub struct SearchHit {
     pub score: f32,
     /// An extract of the description or body with the matched words marked.
     pub snippet: Snippet,
+    /// How many other copies of the skill (the same content published elsewhere) the caller
+    /// may see: the search shows one hit per cluster of copies.
+    #[serde(default)]
+    pub copies: usize,
 }
 
 /// A short extract of a record's text, as plain text, with the byte ranges of the words the
@@ -168,6 +172,9 @@ pub struct Facets {
     /// By licence (lowercased).
     #[serde(default)]
     pub license: FacetCounts,
+    /// By risk (`none`, `low`, `medium`, `high`, `critical`).
+    #[serde(default)]
+    pub risk: FacetCounts,
 }
 
 /// The answer to a search. `api` turns it into the `/v1/search` body (DESIGN.md §6).
@@ -175,7 +182,8 @@ pub struct Facets {
 pub struct SearchResults {
     /// The query as given.
     pub query: String,
-    /// Records matching the query and filters that the caller may see.
+    /// Records matching the query and filters that the caller may see, a cluster of copies
+    /// counting once.
     pub total: u64,
     /// The requested page of them, best first.
     pub hits: Vec<SearchHit>,

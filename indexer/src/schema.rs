@@ -9,7 +9,7 @@ use crate::tokenizer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// The schema's version. Bump it whenever the fields, their analysis or the stored record
 /// change: an index written with another version is rebuilt from the crawl store.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// Field names, shared by the schema, documents and the collectors that read fast fields.
 pub(crate) mod names {
@@ -32,6 +32,10 @@ pub(crate) mod names {
     pub(crate) const TAG: &str = "tag";
     pub(crate) const LICENSE: &str = "license";
     pub(crate) const VERDICT: &str = "verdict";
+    pub(crate) const RISK: &str = "risk";
+    pub(crate) const FINGERPRINT: &str = "fingerprint";
+    pub(crate) const CLUSTER_KEY: &str = "cluster_key";
+    pub(crate) const CANONICAL: &str = "canonical";
     pub(crate) const RECORD: &str = "record";
     pub(crate) const LISTED: &str = "listed";
     pub(crate) const VECTOR: &str = "vector";
@@ -79,6 +83,17 @@ pub(crate) struct Fields {
     pub(crate) license: Field,
     /// The record's verdict: `valid`, `lenient` or `invalid`.
     pub(crate) verdict: Field,
+    /// The record's risk: `none`, `low`, `medium`, `high` or `critical`.
+    pub(crate) risk: Field,
+    /// The content fingerprint, 64 hex characters (none when the record has none): what
+    /// copies of one skill share ([`crate::clusters`]).
+    pub(crate) fingerprint: Field,
+    /// The fingerprint's first 8 bytes as a number, a fast field: copies are found by it, and
+    /// told apart by the whole fingerprint when two fingerprints share it.
+    pub(crate) cluster_key: Field,
+    /// Which copy of a skill is shown for its cluster, a fast field, lowest first
+    /// ([`crate::clusters::canonical_rank`]).
+    pub(crate) canonical: Field,
     /// The whole record as JSON, for lossless read-back.
     pub(crate) record: Field,
     /// The record's listing view ([`crate::Listed`]) as JSON, a fast (column) field: a
@@ -135,7 +150,11 @@ pub(crate) fn build() -> (Schema, Fields) {
         format: builder.add_text_field(names::FORMAT, exact.clone()),
         tag: builder.add_text_field(names::TAG, exact.clone()),
         license: builder.add_text_field(names::LICENSE, exact.clone()),
-        verdict: builder.add_text_field(names::VERDICT, exact),
+        verdict: builder.add_text_field(names::VERDICT, exact.clone()),
+        risk: builder.add_text_field(names::RISK, exact.clone()),
+        fingerprint: builder.add_text_field(names::FINGERPRINT, exact),
+        cluster_key: builder.add_u64_field(names::CLUSTER_KEY, FAST),
+        canonical: builder.add_u64_field(names::CANONICAL, FAST),
         record: builder.add_text_field(names::RECORD, STORED),
         listed: builder.add_bytes_field(names::LISTED, FAST),
         vector: builder.add_bytes_field(names::VECTOR, FAST),
@@ -170,6 +189,10 @@ mod tests {
             (names::TAG, fields.tag),
             (names::LICENSE, fields.license),
             (names::VERDICT, fields.verdict),
+            (names::RISK, fields.risk),
+            (names::FINGERPRINT, fields.fingerprint),
+            (names::CLUSTER_KEY, fields.cluster_key),
+            (names::CANONICAL, fields.canonical),
             (names::RECORD, fields.record),
             (names::LISTED, fields.listed),
             (names::VECTOR, fields.vector),
@@ -184,6 +207,10 @@ mod tests {
             names::NAME_KEY,
             names::LISTED,
             names::VECTOR,
+            names::RISK,
+            names::FINGERPRINT,
+            names::CLUSTER_KEY,
+            names::CANONICAL,
         ] {
             let entry = schema.get_field_entry(schema.get_field(name).unwrap());
             assert!(entry.is_fast(), "{name}");

@@ -21,13 +21,15 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{IndexReader, Order, ReloadPolicy, Searcher, TantivyDocument, Term};
 
+use crate::clusters::{Clusters, ClustersCache, MAX_COPIES};
 use crate::collector::{Candidate, Collected, Dim, SearchCollector, TIER_TEXT};
 use crate::document::from_document;
 use crate::error::{Error, Result};
 use crate::ordinals::OrdsCache;
 use crate::query::{MAX_QUERY_CHARS, QueryBuilder, parse};
 use crate::request::{
-    ANY_VERDICT, Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET, SearchRequest,
+    ANY_RISK, ANY_VERDICT, Caller, ListRequest, MAX_FACET_VALUES, MAX_LIMIT, MAX_OFFSET,
+    SearchRequest,
 };
 use crate::results::{FacetCounts, Facets, ListPage, Listed, SearchHit, SearchResults};
 use crate::schema::{Fields, SCHEMA_VERSION, names};
@@ -52,6 +54,8 @@ struct Inner {
     vectors: Arc<VectorCache>,
     /// The filter and facet columns, per segment, for the collector.
     ordinals: Arc<OrdsCache>,
+    /// The clusters of copies of the snapshot searched last.
+    clusters: ClustersCache,
 }
 
 /// A reader of the index. Cheap to clone, `Send + Sync`; every clone sees each commit.
@@ -131,6 +135,7 @@ impl SearchIndex {
                 fields,
                 vectors: Arc::default(),
                 ordinals: Arc::default(),
+                clusters: ClustersCache::default(),
             }),
             model: None,
         })
@@ -258,8 +263,11 @@ impl SearchIndex {
     pub fn count(&self, caller: Caller) -> Result<u64> {
         let mut request = SearchRequest::new("", caller);
         request.limit = 0;
-        // Every record, whatever its verdict: this counts the index, not a listing.
+        // Every record, whatever its verdict or risk, each copy of a skill on its own: this
+        // counts the index, not a listing.
         request.filters.verdict = vec![ANY_VERDICT.to_owned()];
+        request.filters.risk = vec![ANY_RISK.to_owned()];
+        request.fold = false;
         Ok(self.search(&request)?.total)
     }
 
@@ -298,6 +306,16 @@ impl SearchIndex {
         let parsed = parse(&request.query);
         let limit = request.limit.min(MAX_LIMIT);
         let offset = request.offset.min(MAX_OFFSET);
+        let clusters = if request.fold {
+            Some(
+                self.inner
+                    .clusters
+                    .of(&searcher)
+                    .map_err(Error::index("find the copies of skills"))?,
+            )
+        } else {
+            None
+        };
         let collector = SearchCollector {
             filters: request.filters.dims(),
             anonymous: request.caller == Caller::Anonymous,
@@ -306,11 +324,12 @@ impl SearchIndex {
             scored: !parsed.is_empty,
             max_facet_values: MAX_FACET_VALUES,
             ordinals: Arc::clone(&self.inner.ordinals),
+            clusters: clusters.clone(),
         };
         // A query that is only quoted phrases asks for them: the model adds nothing to it.
         let nearest = match &self.model {
             Some(model) if !parsed.is_empty && !parsed.is_only_phrases() => {
-                self.nearest(&searcher, model, &parsed.read, request)?
+                self.nearest(&searcher, model, &parsed.read, request, clusters.as_ref())?
             }
             _ => Vec::new(),
         };
@@ -373,6 +392,9 @@ impl SearchIndex {
                 version: skill.version,
                 source_url: skill.source_url,
                 score,
+                copies: clusters.as_ref().map_or(0, |clusters| {
+                    clusters.other_copies(candidate.address, request.caller == Caller::Anonymous)
+                }),
             });
         }
         let [
@@ -383,6 +405,7 @@ impl SearchIndex {
             tag,
             verdict,
             license,
+            risk,
         ] = collected.facets.map(FacetCounts);
         Ok(SearchResults {
             query: request.query.clone(),
@@ -396,6 +419,7 @@ impl SearchIndex {
                 tag,
                 verdict,
                 license,
+                risk,
             },
             took_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
@@ -422,6 +446,7 @@ impl SearchIndex {
         model: &QueryModel,
         text: &str,
         request: &SearchRequest,
+        clusters: Option<&Arc<Clusters>>,
     ) -> Result<Vec<Candidate>> {
         let query = NearestQuery {
             vector: model.recent.vector(text, model.embed.as_ref()),
@@ -435,6 +460,7 @@ impl SearchIndex {
             scored: true,
             max_facet_values: 0,
             ordinals: Arc::clone(&self.inner.ordinals),
+            clusters: clusters.cloned(),
         };
         let query = self.visible(Box::new(query), request.caller);
         Ok(searcher
@@ -492,6 +518,36 @@ impl SearchIndex {
         Ok(Some(skill))
     }
 
+    /// Returns the records whose content has `fingerprint` that `caller` may see, as
+    /// listings show them, in canonical order (the copy a search shows first), at most
+    /// [`MAX_COPIES`]: every copy of one skill, whatever its verdict or risk.
+    pub fn copies(&self, fingerprint: &formats::Digest, caller: Caller) -> Result<Vec<Listed>> {
+        let searcher = self.inner.reader.searcher();
+        let fields = self.fields();
+        let query = TermQuery::new(
+            Term::from_field_text(fields.fingerprint, &fingerprint.hex()),
+            IndexRecordOption::Basic,
+        );
+        let query = self.visible(Box::new(query), caller);
+        let found = searcher
+            .search(
+                &*query,
+                &TopDocs::with_limit(MAX_COPIES).order_by_u64_field(names::CANONICAL, Order::Asc),
+            )
+            .map_err(Error::index("find the copies of a skill"))?;
+        let mut copies: Vec<(u64, Listed)> = Vec::with_capacity(found.len());
+        let mut reader = ListedReader::default();
+        for (rank, address) in found {
+            let listed = reader.read(&searcher, address)?;
+            if caller == Caller::Anonymous && listed.access == Access::Private {
+                continue;
+            }
+            copies.push((rank.unwrap_or(u64::MAX), listed));
+        }
+        copies.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        Ok(copies.into_iter().map(|(_, listed)| listed).collect())
+    }
+
     /// Lists the records `caller` may see, in id order, a page at a time: pass each page's
     /// `next_cursor` as the next request's `after`. The order is stable across commits, so
     /// a listing never repeats or skips a record that existed throughout.
@@ -525,37 +581,12 @@ impl SearchIndex {
             )
             .map_err(Error::index("list"))?;
         let mut records = Vec::new();
-        let mut columns: HashMap<u32, BytesColumn> = HashMap::new();
-        let mut bytes = Vec::new();
+        let mut reader = ListedReader::default();
         // The id of the last document read: where the next page starts, whether or not the
         // defensive check below kept it.
         let mut last_read: Option<String> = None;
         for (_, address) in top.iter().take(limit) {
-            let column = match columns.entry(address.segment_ord) {
-                Entry::Occupied(column) => column.into_mut(),
-                Entry::Vacant(vacant) => {
-                    let column = searcher
-                        .segment_reader(address.segment_ord)
-                        .fast_fields()
-                        .bytes(names::LISTED)
-                        .map_err(Error::index("read the listing column"))?
-                        .ok_or_else(|| corrupt_listing(address.doc_id))?;
-                    vacant.insert(column)
-                }
-            };
-            let ord = column
-                .term_ords(address.doc_id)
-                .next()
-                .ok_or_else(|| corrupt_listing(address.doc_id))?;
-            bytes.clear();
-            column.ord_to_bytes(ord, &mut bytes).map_err(|error| {
-                Error::index("read a listing")(tantivy::TantivyError::from(error))
-            })?;
-            let listed: Listed =
-                serde_json::from_slice(&bytes).map_err(|error| Error::CorruptRecord {
-                    id: format!("(listing of document {})", address.doc_id),
-                    message: error.to_string(),
-                })?;
+            let listed = reader.read(&searcher, *address)?;
             last_read = Some(listed.id.to_string());
             if request.caller == Caller::Anonymous && listed.access == Access::Private {
                 continue;
@@ -566,6 +597,43 @@ impl SearchIndex {
         Ok(ListPage {
             records,
             next_cursor,
+        })
+    }
+}
+
+/// Reads documents' listing views from the listing column, each segment's column opened once.
+#[derive(Default)]
+struct ListedReader {
+    columns: HashMap<u32, BytesColumn>,
+    bytes: Vec<u8>,
+}
+
+impl ListedReader {
+    /// Returns the listing view of the document at `address`.
+    fn read(&mut self, searcher: &Searcher, address: tantivy::DocAddress) -> Result<Listed> {
+        let column = match self.columns.entry(address.segment_ord) {
+            Entry::Occupied(column) => column.into_mut(),
+            Entry::Vacant(vacant) => {
+                let column = searcher
+                    .segment_reader(address.segment_ord)
+                    .fast_fields()
+                    .bytes(names::LISTED)
+                    .map_err(Error::index("read the listing column"))?
+                    .ok_or_else(|| corrupt_listing(address.doc_id))?;
+                vacant.insert(column)
+            }
+        };
+        let ord = column
+            .term_ords(address.doc_id)
+            .next()
+            .ok_or_else(|| corrupt_listing(address.doc_id))?;
+        self.bytes.clear();
+        column
+            .ord_to_bytes(ord, &mut self.bytes)
+            .map_err(|error| Error::index("read a listing")(tantivy::TantivyError::from(error)))?;
+        serde_json::from_slice(&self.bytes).map_err(|error| Error::CorruptRecord {
+            id: format!("(listing of document {})", address.doc_id),
+            message: error.to_string(),
         })
     }
 }
@@ -647,6 +715,7 @@ fn dim_field(fields: &Fields, dim: Dim) -> Field {
         Dim::Tag => fields.tag,
         Dim::License => fields.license,
         Dim::Verdict => fields.verdict,
+        Dim::Risk => fields.risk,
     }
 }
 
@@ -1846,7 +1915,8 @@ mod tests {
                 "end": 16
               }
             ]
-          }
+          },
+          "copies": 0
         }
       ],
       "facets": {
@@ -1868,7 +1938,10 @@ mod tests {
         "verdict": {
           "valid": 1
         },
-        "license": {}
+        "license": {},
+        "risk": {
+          "none": 1
+        }
       },
       "took_ms": "[took_ms]"
     }

@@ -320,16 +320,19 @@ async fn validate_checks_a_live_origin_like_a_local_tree() {
     ok   index http://pdfworks.test/.well-known/agent-skills/index.json (agent-skills v0.2)
     ok   pdfworks.test/pdf-text-extraction  http://pdfworks.test/.well-known/agent-skills/pdf-text-extraction/SKILL.md (passes lenient)
     ok   pdfworks.test/pdf-form-filling  http://pdfworks.test/.well-known/agent-skills/pdf-form-filling.tar.gz (passes lenient)
-    ok   pdfworks.test/pdf-merge  http://pdfworks.test/.well-known/agent-skills/pdf-merge.zip (passes lenient)
+    ok   pdfworks.test/pdf-merge  http://pdfworks.test/.well-known/agent-skills/pdf-merge.zip (passes lenient; risk low)
 
     health http://pdfworks.test/: 90/100
          fail           Served over HTTPS: Plain HTTP: http://pdfworks.test.
            help: Serve the site over HTTPS; agent clients may refuse to install over plain HTTP.
          fail           Caching headers present: The index answers carry neither a validator nor a lifetime.
            help: Send `ETag` or `Last-Modified` and `Cache-Control: max-age=…` with the index and artifacts, so crawlers and clients revalidate instead of downloading again.
+         safety audit (not scored): 1 skill at low risk
          vercel skills CLI 1.7: The CLI installs all 3 agent skills as published. (all)
 
     3 skills checked (strict): 3 passed, 0 failed; 0 errors, 0 warnings
+    safety audit: 1 finding; 0 skills critical (a static audit is a linter, not a certificate)
+    1 low finding hidden; --verbose shows them
     ");
 
     let missing = run(

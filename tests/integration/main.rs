@@ -1,5 +1,6 @@
 //! End-to-end tests of the `skillscout` binary: one test binary, one module per area.
 
+mod audit;
 mod backup;
 mod ci;
 mod config;

@@ -147,7 +147,8 @@ fn search_json_is_the_v1_search_body() {
           "version": "1.3.0",
           "source_url": "https://services.test/descriptors/invoice-extract-v1.json",
           "score": "[score]",
-          "snippet": "Extracts totals, dates, line items and tax from PDF and image <mark>invoices</mark>."
+          "snippet": "Extracts totals, dates, line items and tax from PDF and image <mark>invoices</mark>.",
+          "also_at_count": 0
         }
       ],
       "facets": {
@@ -170,7 +171,10 @@ fn search_json_is_the_v1_search_body() {
         "verdict": {
           "valid": 1
         },
-        "license": {}
+        "license": {},
+        "risk": {
+          "none": 1
+        }
       },
       "took_ms": "[took_ms]"
     }

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use super::Directory;
 use crate::cursor;
 use crate::error::ApiError;
-use crate::wire::{ChangeView, ChangesPage, RecordView};
+use crate::wire::{ChangeView, ChangesPage};
 
 /// The most store changes one page reads, visible or not, so that a caller who may see few of
 /// them still gets a bounded amount of work per request (and a cursor to go on).
@@ -104,7 +104,7 @@ impl Directory {
                 if !self.may_see(caller, record.skill.access) {
                     continue;
                 }
-                changes.push(to_change(record));
+                changes.push(self.to_change(caller, record)?);
                 if changes.len() == limit {
                     break 'scan;
                 }
@@ -122,21 +122,25 @@ impl Directory {
     }
 }
 
-fn to_change(record: StoredRecord) -> ChangeView {
-    let at = changed_at(&record);
-    if record.is_tombstone() {
-        ChangeView {
-            id: record.skill.id,
-            change: "delete",
-            at,
-            record: None,
-        }
-    } else {
-        ChangeView {
-            id: record.skill.id.clone(),
-            change: "upsert",
-            at,
-            record: Some(RecordView::from(record.skill)),
-        }
+impl Directory {
+    /// Returns a change as the feed shows it: an upsert carries the record, with the copies
+    /// of it the caller may see now (blocking).
+    fn to_change(&self, caller: Caller, record: StoredRecord) -> Result<ChangeView, ApiError> {
+        let at = changed_at(&record);
+        Ok(if record.is_tombstone() {
+            ChangeView {
+                id: record.skill.id,
+                change: "delete",
+                at,
+                record: None,
+            }
+        } else {
+            ChangeView {
+                id: record.skill.id.clone(),
+                change: "upsert",
+                at,
+                record: Some(self.record_view(caller, record.skill)?),
+            }
+        })
     }
 }

@@ -218,15 +218,19 @@ fn visible_counts(
     }
     let request = SearchRequest {
         query: String::new(),
-        // A publisher's count holds every skill it lists, invalid ones too (DESIGN.md §6).
+        // A publisher's count holds every skill it lists, invalid and critical ones too
+        // (DESIGN.md §6).
         filters: Filters {
             domain: domains,
             verdict: vec![indexer::ANY_VERDICT.to_owned()],
+            risk: vec![indexer::ANY_RISK.to_owned()],
             ..Filters::default()
         },
         limit: 0,
         offset: 0,
         caller,
+        // Each copy is its publisher's skill.
+        fold: false,
     };
     let results = directory.index().search(&request)?;
     Ok(results

@@ -5,16 +5,18 @@
 
 use std::collections::HashSet;
 
+use formats::audit::Risk;
 use formats::{Skill, SkillId, Verdict};
 use indexer::{
-    ANY_VERDICT, Caller, DEFAULT_VERDICTS, Filters, ListRequest, MAX_LIMIT, MAX_OFFSET,
-    SearchRequest,
+    ANY_RISK, ANY_VERDICT, Caller, DEFAULT_RISKS, DEFAULT_VERDICTS, Filters, ListRequest,
+    MAX_LIMIT, MAX_OFFSET, SearchRequest,
 };
 use time::OffsetDateTime;
 
 use super::Directory;
 use super::changes::{changed_at, first_after};
 use crate::error::ApiError;
+use crate::extract::RISKS;
 
 /// How many store changes one read of the change log takes.
 const CHANGES_PAGE: usize = 1000;
@@ -30,6 +32,9 @@ pub(crate) struct Selection<'a> {
     pub(crate) since: Option<OffsetDateTime>,
     /// Who the selection is for.
     pub(crate) caller: Caller,
+    /// True when skills the safety audit finds `critical` are written; otherwise they are
+    /// selected only to be listed as left out, with the reason.
+    pub(crate) include_risky: bool,
 }
 
 /// What an export is made of, before anything is written.
@@ -47,9 +52,9 @@ pub(crate) struct Plan {
 /// A selected record, read again to be written.
 #[derive(Debug)]
 pub(crate) enum Loaded {
-    /// The record, still visible and of a wanted verdict.
+    /// The record, still visible and of a wanted verdict and risk.
     Skill(Box<Skill>),
-    /// Left out for this reason (gone, removed, of another verdict now).
+    /// Left out for this reason (gone, removed, of another verdict or risk now, critical).
     LeftOut(String),
     /// The caller may no longer see it: not even its id is shown.
     Hidden,
@@ -58,6 +63,13 @@ pub(crate) enum Loaded {
 impl Directory {
     /// Chooses the records of `selection` (blocking: reads the index and the store).
     pub(crate) fn plan(&self, selection: &Selection<'_>) -> Result<Plan, ApiError> {
+        // Without a risk named, critical skills are selected too: the manifest lists them as
+        // left out, with the reason, unless they are to be written.
+        let filters = with_every_risk(selection.filters);
+        let selection = &Selection {
+            filters: &filters,
+            ..*selection
+        };
         let mut plan = Plan::default();
         let mut ids = if selection.query.is_empty() {
             listed(self, selection)?
@@ -75,7 +87,8 @@ impl Directory {
     }
 
     /// Reads a selected record again, to write it: the store has the last word on whether it
-    /// is still there, visible and of a wanted verdict (blocking).
+    /// is still there, visible and of a wanted verdict and risk; a critical one is written
+    /// only with `include_risky` (blocking).
     pub(crate) fn load(&self, selection: &Selection<'_>, id: &SkillId) -> Result<Loaded, ApiError> {
         let stored = self.store().record(&id.to_string())?;
         Ok(match stored {
@@ -85,11 +98,22 @@ impl Directory {
             }
             Some(stored) if !self.may_see(selection.caller, stored.skill.access) => Loaded::Hidden,
             Some(stored) => {
-                let verdict = stored.skill.verdict();
-                if wanted_verdicts(selection.filters).contains(&verdict) {
-                    Loaded::Skill(Box::new(stored.skill))
-                } else {
+                let skill = stored.skill;
+                let verdict = skill.verdict();
+                let filters = with_every_risk(selection.filters);
+                if !wanted_verdicts(&filters).contains(&verdict) {
                     Loaded::LeftOut(format!("its verdict is now {verdict}"))
+                } else if !wanted_risks(&filters).contains(&skill.risk) {
+                    Loaded::LeftOut(format!("its risk is now {}", skill.risk))
+                } else if skill.risk == Risk::Critical && !selection.include_risky {
+                    Loaded::LeftOut(format!(
+                        "the safety audit finds it critical ({} finding{}, on its page); it is \
+                         exported only when risky skills are asked for (--include-risky)",
+                        skill.findings.len(),
+                        if skill.findings.len() == 1 { "" } else { "s" }
+                    ))
+                } else {
+                    Loaded::Skill(Box::new(skill))
                 }
             }
         })
@@ -139,6 +163,9 @@ fn searched(
         limit: MAX_LIMIT,
         offset: 0,
         caller: request.caller,
+        // An export is a set of records, as without a query: each copy of a skill is its
+        // publisher's, and a well-known export holds every one.
+        fold: false,
     };
     let index = directory.index().without_model();
     loop {
@@ -219,6 +246,33 @@ pub(crate) fn wanted_verdicts(filters: &Filters) -> Vec<Verdict> {
         .collect()
 }
 
+/// Returns `filters` with every risk asked for when none is named (an export decides about
+/// critical skills itself, see [`Directory::load`]).
+fn with_every_risk(filters: &Filters) -> Filters {
+    let mut filters = filters.clone();
+    if values(&filters.risk).is_empty() {
+        filters.risk = vec![ANY_RISK.to_owned()];
+    }
+    filters
+}
+
+/// Returns the risks `filters` ask for (none named: every risk but `critical`).
+pub(crate) fn wanted_risks(filters: &Filters) -> Vec<Risk> {
+    let named = values(&filters.risk);
+    if named.iter().any(|value| value == ANY_RISK) {
+        return RISKS.to_vec();
+    }
+    let named = if named.is_empty() {
+        DEFAULT_RISKS.map(str::to_owned).to_vec()
+    } else {
+        named
+    };
+    RISKS
+        .into_iter()
+        .filter(|risk| named.iter().any(|value| value == risk.as_str()))
+        .collect()
+}
+
 /// True when the exact filters select `skill`, compared as the index compares them
 /// (case-insensitively). Only tombstones are matched here: they are no longer in the index,
 /// and the search text cannot be asked of them.
@@ -241,6 +295,7 @@ pub(crate) fn matches_filters(filters: &Filters, skill: &Skill) -> bool {
         && any(&filters.tag, &skill.tags)
         && licensed(&filters.license, skill.license.as_deref())
         && wanted_verdicts(filters).contains(&skill.verdict())
+        && wanted_risks(filters).contains(&skill.risk)
 }
 
 /// True when no licence is asked for, or the skill's is one of them, compared under the name
@@ -282,5 +337,18 @@ mod tests {
             wanted_verdicts(&filters),
             [Verdict::Valid, Verdict::Invalid]
         );
+    }
+
+    #[test]
+    fn risks_default_to_all_but_critical_and_an_export_selects_them_all() {
+        let mut filters = Filters::default();
+        assert_eq!(
+            wanted_risks(&filters),
+            [Risk::None, Risk::Low, Risk::Medium, Risk::High]
+        );
+        assert_eq!(wanted_risks(&with_every_risk(&filters)), RISKS);
+        filters.risk = vec!["High, critical".to_owned()];
+        assert_eq!(wanted_risks(&filters), [Risk::High, Risk::Critical]);
+        assert_eq!(with_every_risk(&filters).risk, filters.risk);
     }
 }

@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 
+use formats::audit::Risk;
 use formats::{Format, Skill, SkillId, Verdict};
 use indexer::{ListPage, ListRequest};
 use serde_json::Value;
@@ -15,6 +16,7 @@ use super::Directory;
 use super::files::{self, FileBytes, FileError};
 use super::urls;
 use crate::error::ApiError;
+use crate::wire::RecordView;
 
 /// The most files a skill served over MCP has (the Skills Extension's per-skill limit,
 /// `SKILL.md` included).
@@ -33,6 +35,8 @@ pub(crate) struct SkillPage {
     pub(crate) mcp_uri: Option<String>,
     /// True when the mirror of its publisher lists it.
     pub(crate) mirrored: bool,
+    /// The other copies of it the caller may see, the one a search shows first.
+    pub(crate) also_at: Vec<SkillId>,
 }
 
 impl Directory {
@@ -45,6 +49,45 @@ impl Directory {
             .map(|stored| stored.skill)
             .filter(|skill| self.may_see(caller, skill.access))
             .ok_or_else(|| ApiError::NotFound(format!("no skill {id}")))
+    }
+
+    /// Returns the other copies of `skill` (the same content published elsewhere) that
+    /// `caller` may see, the one a search shows first (blocking: asks the index).
+    pub(crate) fn also_at(
+        &self,
+        caller: indexer::Caller,
+        skill: &Skill,
+    ) -> Result<Vec<SkillId>, ApiError> {
+        let Some(fingerprint) = &skill.fingerprint else {
+            return Ok(Vec::new());
+        };
+        Ok(self
+            .index()
+            .copies(fingerprint, caller)?
+            .into_iter()
+            .filter(|copy| copy.id != skill.id && self.may_see(caller, copy.access))
+            .map(|copy| copy.id)
+            .collect())
+    }
+
+    /// Returns the record as its JSON shows it, with the copies `caller` may see (blocking).
+    pub(crate) fn record_view(
+        &self,
+        caller: indexer::Caller,
+        skill: Skill,
+    ) -> Result<RecordView, ApiError> {
+        let also_at = self.also_at(caller, &skill)?;
+        Ok(RecordView::new(skill, also_at))
+    }
+
+    /// Returns the record `id` as its JSON shows it, when `caller` may see it (blocking).
+    pub(crate) fn record_json(
+        &self,
+        caller: indexer::Caller,
+        id: &SkillId,
+    ) -> Result<RecordView, ApiError> {
+        let skill = self.record(caller, id)?;
+        self.record_view(caller, skill)
     }
 
     /// Returns the record `id` when `caller` may see it, from the async runtime.
@@ -95,6 +138,7 @@ impl Directory {
             .is_ok()
             .then(|| urls::skill_uri(skill.domain.as_str(), skill.name.as_str()));
         Ok(SkillPage {
+            also_at: self.also_at(caller, &skill)?,
             mirrored: mirrored(&skill),
             skill,
             held,
@@ -133,10 +177,12 @@ impl Directory {
 }
 
 /// True for a skill the mirror of its publisher lists: an agent skill from a well-known index
-/// whose content is usable (what a default search lists).
+/// whose content is usable and not found `critical` by the audit (what a default search
+/// lists).
 pub(crate) fn mirrored(skill: &Skill) -> bool {
     skill.format == Format::AgentSkills
         && matches!(skill.verdict(), Verdict::Valid | Verdict::Lenient)
+        && skill.risk != Risk::Critical
 }
 
 /// Why a record is not served as a skill over MCP.
@@ -146,6 +192,9 @@ pub(crate) enum Unservable {
     NotAnAgentSkill,
     /// Its verdict is `invalid`.
     Invalid,
+    /// The safety audit finds it `critical`: not listed by default, and not served as a skill
+    /// (its page and record still show it, with the findings).
+    Critical,
     /// The directory does not know the size and digest of one of its files.
     UnknownFile(String),
     /// It has no `SKILL.md` among its files.
@@ -165,6 +214,7 @@ impl Unservable {
                 "it is a skill-sharing service, not an agent skill".into()
             }
             Unservable::Invalid => "its verdict is invalid".into(),
+            Unservable::Critical => "the safety audit finds it critical".into(),
             Unservable::UnknownFile(path) => {
                 format!("the size and digest of its file {path:?} are not known")
             }
@@ -180,7 +230,7 @@ impl Unservable {
 }
 
 /// Returns whether `skill` is served over MCP, or why not: an agent skill (`agent-skills` or
-/// `mcp-skills`) whose verdict is not `invalid`, whose frontmatter has a string `name` equal to
+/// `mcp-skills`) whose verdict is not `invalid` and whose risk is not `critical`, whose frontmatter has a string `name` equal to
 /// the record's name and a string `description`, whose every file has a known size and digest
 /// (the crawl kept its bytes), within the extension's limits of [`MAX_SERVED_FILES`] files and
 /// [`MAX_SERVED_BYTES`] bytes.
@@ -190,6 +240,9 @@ pub(crate) fn servable(skill: &Skill) -> Result<(), Unservable> {
     }
     if skill.verdict() == Verdict::Invalid {
         return Err(Unservable::Invalid);
+    }
+    if skill.risk == Risk::Critical {
+        return Err(Unservable::Critical);
     }
     let (Some(Value::String(name)), Some(Value::String(_))) = (
         skill.frontmatter.get("name"),

@@ -16,7 +16,7 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use formats::index::SCHEMA_V0_2;
 use formats::skill::Artifact;
-use formats::{Digest, Domain, Format, Skill, Verdict};
+use formats::{Digest, Domain, Format, Skill};
 use indexer::{Caller, Filters, ListRequest, MAX_LIMIT};
 use serde::Serialize;
 use store::BlobStore;
@@ -439,7 +439,9 @@ impl Directory {
             return Err(not_here());
         };
         let skill = self.record(caller, &parse_id(domain.as_str(), slug)?)?;
-        if !matches!(skill.verdict(), Verdict::Valid | Verdict::Lenient) {
+        // What the mirror's index does not list (an invalid skill, one the audit finds
+        // critical) is not served from it either.
+        if skill.format == Format::AgentSkills && !mirrored(&skill) {
             return Err(ApiError::NotFound(format!(
                 "the mirror of {domain} does not list {}",
                 skill.name

@@ -1,4 +1,4 @@
-//! `GET /v1/export?q=&type=&access=&domain=&format=&tag=&license=&verdict=&since=&layout=&archive=`:
+//! `GET /v1/export?q=&type=&access=&domain=&format=&tag=&license=&verdict=&risk=&since=&layout=&archive=&include_risky=`:
 //! the export of DESIGN.md §6, streamed as it is written. With `archive=true` (or a layout
 //! made of files, `skills-dir` or `well-known`) the body is a `.tar.gz` with `manifest.json`
 //! last; otherwise (`layout=jsonl`, the default) it is JSONL, one record per line.
@@ -64,6 +64,16 @@ pub(crate) async fn export(
             ));
         }
     };
+    let include_risky = match params.one("include_risky")? {
+        None | Some("false" | "0") => false,
+        Some("true" | "1" | "") => true,
+        Some(other) => {
+            return Err(ApiError::parameter(
+                "include_risky",
+                format!("include_risky must be true or false, not {other:?}"),
+            ));
+        }
+    };
     let since = params.since()?;
     let request = ExportRequest {
         query: params.query()?,
@@ -71,6 +81,7 @@ pub(crate) async fn export(
         since,
         caller,
         layout,
+        include_risky,
     };
     // The selection is made before the first byte, so a bad request is still a 4xx.
     let plan = {

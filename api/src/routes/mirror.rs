@@ -7,7 +7,7 @@
 //! The index and the artifacts are made by the read model's well-known writer
 //! (`directory::well_known`), so a mirror and a `well-known` export of the same skills are the
 //! same bytes. The skills listed are those a search lists by default (verdict `valid` or
-//! `lenient`) that the caller may see.
+//! `lenient`, risk not `critical`) that the caller may see.
 
 use axum::extract::State;
 use axum::http::HeaderValue;

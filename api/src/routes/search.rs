@@ -12,7 +12,7 @@ use crate::extract::Params;
 use crate::state::AppState;
 use crate::wire::SearchBody;
 
-/// `GET /v1/search?q=&type=&access=&domain=&format=&tag=&license=&verdict=&limit=20&offset=0`.
+/// `GET /v1/search?q=&type=&access=&domain=&format=&tag=&license=&verdict=&risk=&limit=20&offset=0`.
 pub(crate) async fn search(
     State(state): State<AppState>,
     Auth(caller): Auth,

@@ -21,9 +21,11 @@ pub(crate) async fn record(
     ApiPath((domain, name)): ApiPath<(String, String)>,
 ) -> Result<Json<RecordView>, ApiError> {
     let id = parse_id(&domain, &name)?;
-    Ok(Json(RecordView::from(
-        state.directory().visible_record(caller, id).await?,
-    )))
+    let view = state
+        .directory()
+        .ask(move |directory| directory.record_json(caller, &id))
+        .await?;
+    Ok(Json(view))
 }
 
 /// `GET /v1/skills/{domain}/{name}/files/{*path}`: the bytes of one of the record's files.

@@ -1,10 +1,11 @@
 //! The web directory: server-rendered pages over the same data and access rules as the API.
 //!
-//! - `GET /?q=&type=&access=&verdict=&domain=&format=&license=&tag=&limit=&offset=`
+//! - `GET /?q=&type=&access=&verdict=&risk=&domain=&format=&license=&tag=&limit=&offset=`
 //!   (`search.rs`): search (empty `q` browses), facets as links that add or remove a filter,
 //!   pages. `GET /search?…` redirects there with its parameters.
 //! - `GET /skill/{domain}/{name}` (`skill.rs`): a record: metadata, verdicts with every
-//!   diagnostic and its fix, SKILL.md rendered with publisher HTML shown as text
+//!   diagnostic and its fix, the safety audit's findings and the other places the same skill
+//!   is published (`audit.rs`), SKILL.md rendered with publisher HTML shown as text
 //!   (`markdown.rs`), files, install snippets.
 //! - `GET /domains` (`domains.rs`): publishers with their score; `GET /domains/{domain}`
 //!   (`publisher.rs`): the publisher's health report and which agent clients install from
@@ -18,6 +19,7 @@
 //! no inline script, so even markup that slipped through escaping could not run.
 
 mod assets;
+mod audit;
 mod domains;
 pub(crate) mod html;
 mod markdown;

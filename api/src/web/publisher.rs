@@ -1,24 +1,76 @@
 //! `GET /domains/{domain}`: a publisher's health report — the checks with what to do, the
-//! score and its weights, which agent clients install from the origin, the skills (invalid
-//! ones with their reasons), the indexes read and the crawl's errors — as the read model
+//! score and its weights, which agent clients install from the origin, what the safety audit
+//! found, the skills (invalid ones with their reasons), the indexes read and the crawl's errors — as the read model
 //! answers it (`Directory::domain`).
 
 use axum::extract::State;
 use formats::Domain;
-use formats::health::{ClientReport, ClientVerdict, Status};
+use formats::audit::Risk;
+use formats::health::{ClientReport, ClientVerdict, RiskCounts, Status};
 use formats::{Skill, Verdict};
 use maud::{Markup, html};
 
 use super::html::{self, badge};
 use super::search::verdict_name;
 use super::skill::diagnostics_table;
-use super::{Page, WebError, layout};
+use super::{Page, WebError, audit, layout};
 use crate::auth::Auth;
 use crate::directory::DomainAnswer;
 use crate::directory::urls::{Urls, domain_status_path, mirror_path, skill_page_path};
 use crate::error::{ApiError, shorten};
 use crate::extract::ApiPath;
 use crate::state::AppState;
+
+/// Returns the section that counts what the safety audit found in the publisher's skills,
+/// beside the score (not in it), and names the flagged ones.
+fn audit_counts(counts: &RiskCounts) -> Markup {
+    let flagged = counts.skills_at(Risk::High) + counts.skills_at(Risk::Critical);
+    html! {
+        section aria-labelledby="audit" {
+            h2 #audit { "Safety audit" }
+            p.muted {
+                "What the static audit of every skill's files found: not part of the score. "
+                "A static audit is a linter, not a certificate; each skill's page shows its findings with their lines."
+            }
+            div.table-wrap {
+                table.stack.risks {
+                    thead { tr { th scope="col" { "Risk" } th scope="col" { "Skills" } } }
+                    tbody {
+                        @for (risk, count) in &counts.skills {
+                            tr {
+                                td data-label="Risk" { (audit::risk_badge(*risk)) }
+                                td data-label="Skills" { (count) }
+                            }
+                        }
+                    }
+                }
+            }
+            p.muted {
+                "Findings by severity: "
+                @for (index, (severity, count)) in counts.findings.iter().enumerate() {
+                    @if index > 0 { ", " }
+                    (count) " " (severity.as_str())
+                }
+                "."
+            }
+            @if flagged > 0 {
+                h3 { "Skills at high or critical risk" }
+                ul.items {
+                    @for skill in &counts.flagged {
+                        li {
+                            a href=(skill_page_path(skill.id.domain(), skill.id.slug())) { code { (skill.id.to_string()) } }
+                            " " (audit::risk_badge(skill.risk)) " "
+                            (skill.findings) " finding" @if skill.findings != 1 { "s" }
+                        }
+                    }
+                    @if flagged > counts.flagged.len() {
+                        li { "and " (flagged - counts.flagged.len()) " more" }
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// Returns the name of a crawl outcome, as the API spells it.
 pub(crate) fn outcome_name(outcome: store::Outcome) -> &'static str {
@@ -196,6 +248,7 @@ fn report(urls: &Urls, answer: &DomainAnswer) -> Markup {
                 }
             }
         }
+        (audit_counts(&health.risk))
         section aria-labelledby="skills" {
             h2 #skills { "Skills (" (skills.len()) ")" }
             @if skills.is_empty() { p.muted { "None you may see." } }
@@ -208,7 +261,10 @@ fn report(urls: &Urls, answer: &DomainAnswer) -> Markup {
                                 @let verdict = verdict_name(skill.verdict());
                                 tr {
                                     td { a href=(skill_page_path(&skill.domain, &skill.name)) { (skill.title) } div.id { (skill.name.as_str()) } }
-                                    td data-label="Verdict" { (badge(verdict, verdict)) " " (badge(skill.access.as_str(), skill.access.as_str())) }
+                                    td data-label="Verdict" {
+                                        (badge(verdict, verdict)) " " (badge(skill.access.as_str(), skill.access.as_str()))
+                                        @if skill.risk != Risk::None { " " (audit::risk_badge(skill.risk)) }
+                                    }
                                     td { (shorten(&skill.description, 160)) }
                                 }
                             }

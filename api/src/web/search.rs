@@ -1,6 +1,7 @@
 //! `GET /?q=…`: the search page. It takes the parameters of `/v1/search` (DESIGN.md §6) and
-//! shows the same results: hits with badges and highlighted snippets, facets as links that
-//! add or remove a filter (each with its count), and pages. The script swaps the `#results`
+//! shows the same results: hits with badges and highlighted snippets (one per cluster of
+//! copies, with how many other places publish it), facets as links that add or remove a
+//! filter (each with its count), and pages. The script swaps the `#results`
 //! element as the query is typed; without it, the form and the links are plain GET requests.
 
 use std::collections::HashMap;
@@ -9,13 +10,14 @@ use axum::extract::State;
 use axum::http::header::LOCATION;
 use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use formats::audit::Risk;
 use formats::{Skill, Verdict};
 use indexer::{FacetCounts, Filters, SearchHit, SearchRequest, SearchResults};
 use maud::{Markup, html};
 use url::form_urlencoded;
 
 use super::html::{self, Layout, badge, labelled_badge};
-use super::{Page, WebError};
+use super::{Page, WebError, audit};
 use crate::auth::Auth;
 use crate::directory::urls::{domain_page_path, skill_page_path};
 use crate::error::{ApiError, shorten};
@@ -24,10 +26,11 @@ use crate::state::AppState;
 
 /// The filters of the search page, in the order the facets are shown: the parameter, its
 /// heading.
-const FILTERS: [(&str, &str); 7] = [
+const FILTERS: [(&str, &str); 8] = [
     ("type", "Type"),
     ("access", "Access"),
     ("verdict", "Verdict"),
+    ("risk", "Risk"),
     ("domain", "Publisher"),
     ("format", "Format"),
     ("license", "License"),
@@ -158,6 +161,7 @@ fn active(filters: &Filters, name: &str) -> Vec<String> {
         "type" => &filters.capability_type,
         "access" => &filters.access,
         "verdict" => &filters.verdict,
+        "risk" => &filters.risk,
         "domain" => &filters.domain,
         "format" => &filters.format,
         "tag" => &filters.tag,
@@ -178,6 +182,7 @@ fn counts<'a>(results: &'a SearchResults, name: &str) -> Option<&'a FacetCounts>
         "type" => &facets.capability_type,
         "access" => &facets.access,
         "verdict" => &facets.verdict,
+        "risk" => &facets.risk,
         "domain" => &facets.domain,
         "format" => &facets.format,
         "tag" => &facets.tag,
@@ -259,6 +264,7 @@ fn empty_state(
     chips: &[(&str, String, String)],
 ) -> Markup {
     let include_invalid = toggle_link(params, "verdict", indexer::ANY_VERDICT);
+    let include_critical = toggle_link(params, "risk", indexer::ANY_RISK);
     html! {
         div.card {
             h2 { "No skill matches" }
@@ -273,6 +279,10 @@ fn empty_state(
                 @if request.filters.verdict.is_empty() {
                     li { "Skills that are not installable (verdict " code { "invalid" } ") are left out; "
                         a href=(include_invalid) data-live { "include them" } "." }
+                }
+                @if request.filters.risk.is_empty() {
+                    li { "Skills the safety audit finds " code { "critical" } " are left out; "
+                        a href=(include_critical) data-live { "include them" } "." }
                 }
             }
         }
@@ -358,6 +368,11 @@ fn hit_card(hit: &SearchHit, record: Option<&Skill>) -> Markup {
             div.by {
                 "by " a href=(domain_page_path(&hit.domain)) { (hit.domain.as_str()) }
                 " · " span.id { (hit.name.as_str()) }
+                @if hit.copies > 0 {
+                    " · " a href={ (href) "#copies" } {
+                        "also published at " (hit.copies) " other origin" @if hit.copies != 1 { "s" }
+                    }
+                }
             }
             @match (&snippet, from_description) {
                 (Some(snippet), true) => p { (html::trusted(snippet.clone())) },
@@ -372,6 +387,9 @@ fn hit_card(hit: &SearchHit, record: Option<&Skill>) -> Markup {
                 (labelled_badge("access", hit.access.as_str(), hit.access.as_str()))
                 @if let Some(verdict) = verdict {
                     (labelled_badge("verdict", verdict_name(verdict), verdict_name(verdict)))
+                }
+                @if let Some(record) = record.filter(|record| record.risk != Risk::None) {
+                    (audit::risk_badge(record.risk))
                 }
                 (labelled_badge("format", "", hit.format.as_str()))
                 @if let Some(version) = &hit.version { (badge("", &format!("v{}", shorten(version, 20)))) }

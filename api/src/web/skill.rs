@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use axum::extract::State;
+use formats::audit::Risk;
 use formats::skill::{Artifact, DigestStatus};
 use formats::{Diagnostic, Format, Severity, Skill, Verdict, VerdictKind};
 use maud::{Markup, html};
@@ -10,7 +11,7 @@ use serde_json::Value;
 
 use super::html::{self, badge, labelled_badge};
 use super::search::verdict_name;
-use super::{Page, WebError, layout, markdown};
+use super::{Page, WebError, audit, layout, markdown};
 use crate::auth::Auth;
 use crate::directory::SkillPage;
 use crate::directory::urls::{
@@ -107,6 +108,7 @@ fn skill_body(urls: &Urls, page: &SkillPage) -> Markup {
                 (labelled_badge("type", "", &skill.capability_type))
                 (labelled_badge("access", skill.access.as_str(), skill.access.as_str()))
                 (labelled_badge("verdict", verdict_name(verdict), verdict_name(verdict)))
+                (audit::risk_badge(skill.risk))
                 (labelled_badge("format", "", skill.format.as_str()))
                 @if let Some(version) = &skill.version { (badge("", &format!("v{}", shorten(version, 30)))) }
             }
@@ -119,9 +121,17 @@ fn skill_body(urls: &Urls, page: &SkillPage) -> Markup {
         @if verdict == Verdict::Invalid {
             p.notice.bad { "Agent clients will not install this skill as published: see the diagnostics below." }
         }
+        // A skill the audit flags shows why before how to install it.
+        @if skill.risk >= Risk::High {
+            (audit::section(skill, &files_path, held))
+        }
         (install(urls, page))
         (details_table(skill))
+        (audit::copies(&page.also_at))
         (verdicts(skill))
+        @if skill.risk < Risk::High {
+            (audit::section(skill, &files_path, held))
+        }
         @if skill.format == Format::SkillSharing {
             (descriptor(skill))
         }

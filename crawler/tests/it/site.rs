@@ -1,7 +1,7 @@
 //! One pipeline for every site: a well-known tree read from disk and the same tree served on
 //! loopback and crawled over HTTP give the same records, field for field.
 
-use crawler::crawl::crawl_domain;
+use crawler::crawl::{Reading, crawl_domain};
 use crawler::fetch::Fetcher;
 use crawler::local::DiskSite;
 use formats::seeds::SeedTarget;
@@ -41,13 +41,14 @@ async fn a_tree_read_from_disk_and_crawled_from_loopback_gives_identical_records
     for host in hosts {
         let target: SeedTarget = format!("http://{host}").parse().unwrap();
         // `validate URL` crawls this way: every file a v0.1 index lists is fetched too.
-        let crawled = crawl_domain(&fetcher, &target, true, None, None).await;
+        let crawled = crawl_domain(&fetcher, &target, Reading::EVERY_FILE, None, None).await;
         // The disk site stands at the origin the server was crawled at, so that URLs (and the
         // ids, sources and index URLs built from them) are comparable.
         let site = DiskSite::with_base(web.join(host), target.origin().clone()).unwrap();
         let read = site.crawl(SiteOptions {
             seen_at: OffsetDateTime::UNIX_EPOCH,
             prefetch_files: true,
+            audit: true,
         });
 
         assert_eq!(crawled.found.failures, read.failures, "{host}");

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crawler::crawl::crawl_domain;
+use crawler::crawl::{Reading, crawl_domain};
 use crawler::fetch::Fetcher;
 use crawler::local;
 use formats::seeds::SeedTarget;
@@ -34,7 +34,7 @@ async fn the_directory_validate_and_the_report_agree_on_every_corpus_skill() {
     for dir in domains {
         let host = dir.file_name().unwrap().to_string_lossy().into_owned();
         let target: SeedTarget = format!("http://{host}").parse().unwrap();
-        let crawled = crawl_domain(&fetcher, &target, true, None, None).await;
+        let crawled = crawl_domain(&fetcher, &target, Reading::EVERY_FILE, None, None).await;
         assert_eq!(crawled.status.errors_omitted, 0, "{host}: errors left out");
         // What `validate PATH` reads and judges.
         let checked = local::check_tree(&dir, OffsetDateTime::UNIX_EPOCH).unwrap();

@@ -10,7 +10,8 @@
 use time::OffsetDateTime;
 use url::Url;
 
-use super::{Fetched, MAX_SKILL_MD_BYTES, Source, apply_skill_md, record_file};
+use super::{Fetched, MAX_SKILL_MD_BYTES, Source, apply_skill_md, inspect, record_file};
+use crate::audit::AuditFile;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::mcp::{self, ListedFiles, ListedSkill, SKILL_MD};
 use crate::skill::{
@@ -92,6 +93,9 @@ pub fn mcp_skill(
         tags: Vec::new(),
         license: None,
         diagnostics: listed.diagnostics.clone(),
+        risk: crate::audit::Risk::None,
+        findings: Vec::new(),
+        fingerprint: None,
         first_seen: seen_at,
         last_seen: seen_at,
         last_changed: seen_at,
@@ -192,12 +196,18 @@ pub fn mcp_skill(
                 .any(|had| had.code == diagnostic.code)
     });
     skill.files.clear();
+    let mut had = Vec::with_capacity(reads.len());
     for read in reads {
         if let Fetched::Bytes { bytes, .. } = read.fetched {
             record_file(&mut skill, read.path, bytes);
+            had.push(AuditFile {
+                path: read.path,
+                bytes,
+            });
         }
     }
     apply_skill_md(&mut skill, parsed);
+    inspect(&mut skill, &had);
     skill
 }
 
