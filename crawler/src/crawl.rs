@@ -3,7 +3,7 @@
 //! [`crawl_work`] runs up to `concurrency` domain crawls at a time ([`domain::crawl_domain`]);
 //! a domain waiting out a `Retry-After` gives its slot to another meanwhile ([`CrawlSlot`]).
 //! Its domains come from the frontier ([`feed`]: the targets it was given, or what is due),
-//! leased before their first request. One writer ([`writer`]) applies finished domains to the
+//! leased before their first request. One writer (`crawl/writer.rs`) applies finished domains to the
 //! store in batches, releases each on the frontier with what its crawl saw, and hands its
 //! report line to the observer ([`CrawlObserver::domain_stored`]), keeping only sums unless
 //! [`CrawlConfig::keep_report_lines`] asks for the lines: what a crawl keeps grows neither
