@@ -267,7 +267,7 @@ fn serve_metrics(
     }))
 }
 
-/// Prints why the crawl could not run; the exit status is 1 (DESIGN.md §5).
+/// Prints why the crawl could not run; the exit status is 1 (docs/crawl.md).
 fn could_not_run(error: &anyhow::Error) -> anyhow::Result<ExitStatus> {
     crate::print_error(error);
     Ok(ExitStatus::Failure)

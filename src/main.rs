@@ -37,7 +37,7 @@ use crate::progress::ActiveBar;
 const DEFAULT_LOG_FILTER: &str =
     "skillscout=info,crawler=info,indexer=info,api=info,tower_http=info";
 
-/// How a run ended, as the process exit code (DESIGN.md §5: 0 on success, 1 on failure, 2 on
+/// How a run ended, as the process exit code (docs/crawl.md: 0 on success, 1 on failure, 2 on
 /// bad usage).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExitStatus {

@@ -1,4 +1,4 @@
-//! The crawl report file (`skillscout crawl --report FILE`, DESIGN.md §5), written as the crawl
+//! The crawl report file (`skillscout crawl --report FILE`, docs/crawl.md), written as the crawl
 //! stores each domain: the crawl itself keeps no line, so its memory does not grow with the
 //! number of domains.
 //!

@@ -1,4 +1,4 @@
-//! The access policy: which records a caller may see (DESIGN.md §6, "Access").
+//! The access policy: which records a caller may see (docs/api.md, "Access").
 //!
 //! [`Policy::allows`] is the one place the rule is decided. Every endpoint, page and protocol
 //! view asks it for each record it lists or shows, and for each crawl error or diagnostic

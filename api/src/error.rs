@@ -1,5 +1,5 @@
 //! The one error type of the server, and the one JSON shape every error has:
-//! `{"error": {"code": "...", "message": "..."}}` (DESIGN.md §6).
+//! `{"error": {"code": "...", "message": "..."}}` (docs/api.md).
 //!
 //! Extractor rejections are converted into it too (see `extract`), so a bad parameter is a
 //! 400 in that shape and never axum's plain-text rejection.

@@ -1,5 +1,5 @@
 //! Exports: the skills a search selects, written offline in one of three layouts
-//! (DESIGN.md §5 `skillscout export`, §6 `/v1/export`), and the well-known writer the
+//! (docs/export.md), and the well-known writer the
 //! `/mirror/{domain}/…` routes share.
 //!
 //! - `skills-dir`: `<name>/SKILL.md` plus the skill's files, the layout agents load from

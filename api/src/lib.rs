@@ -1,4 +1,4 @@
-//! The skillscout directory server (axum): the JSON API of DESIGN.md §6, access control, the
+//! The skillscout directory server (axum): the JSON API of docs/api.md, access control, the
 //! directory re-published in the skill protocols (skill-sharing and JSON-RPC), and the web
 //! directory.
 //!

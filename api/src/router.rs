@@ -1,4 +1,4 @@
-//! The route table: every endpoint of DESIGN.md §6, from every front end (the JSON routes,
+//! The route table: every endpoint of docs/api.md, from every front end (the JSON routes,
 //! the web pages, MCP, JSON-RPC), and the layers around them. Mounting the front ends is all
 //! it does with them; they meet only in the read model (`directory`).
 

@@ -1,7 +1,7 @@
 //! Wire types: the bodies the JSON endpoints send, built from the index's answers, the stored
 //! record and the crawl store's types.
 //!
-//! The field names here are the HTTP contract (DESIGN.md §2 and §6), and they are spelled out
+//! The field names here are the HTTP contract (docs/record.md and docs/api.md), and they are spelled out
 //! here rather than borrowed from `formats`, `store` or `indexer`, so that renaming a field of
 //! a stored type does not silently change what clients get: the conversion stops compiling,
 //! and the contract snapshots (`api/tests/api/snapshots`) check the result. Values of the
@@ -32,7 +32,7 @@ pub(crate) fn rfc3339(at: OffsetDateTime) -> String {
         .unwrap_or_default()
 }
 
-/// The `GET /v1/search` body (DESIGN.md §6); `skillscout search --json` prints it too.
+/// The `GET /v1/search` body (docs/api.md); `skillscout search --json` prints it too.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchBody {
     pub(crate) query: String,
@@ -143,7 +143,7 @@ impl Serialize for Counts {
     }
 }
 
-/// The canonical record (DESIGN.md §2), as `GET /v1/skills/{domain}/{name}` and
+/// The canonical record (docs/record.md), as `GET /v1/skills/{domain}/{name}` and
 /// `/v1/changes` send it.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct RecordView {
@@ -285,7 +285,7 @@ impl From<&Diagnostic> for DiagnosticView {
     }
 }
 
-/// One error of a domain's crawl, in the crawl report's shape (DESIGN.md §5).
+/// One error of a domain's crawl, in the crawl report's shape (docs/crawl.md).
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct CrawlErrorView {
     pub(crate) code: String,
@@ -541,7 +541,7 @@ impl From<&Refusal> for RefusalView {
 }
 
 /// The sums of a finished crawl, as `/v1/domains` shows the last one (the crawl report's
-/// `totals`, DESIGN.md §5).
+/// `totals`, docs/crawl.md).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub(crate) struct TotalsView {
     pub(crate) domains: usize,

@@ -40,7 +40,7 @@ use store::{
 };
 use writer::{Finished, write_batches};
 
-/// The default pause between two requests to one host (DESIGN.md §3).
+/// The default pause between two requests to one host (docs/crawl.md).
 pub const DEFAULT_HOST_DELAY: Duration = Duration::from_millis(1000);
 /// The default number of hosts crawled at once.
 pub const DEFAULT_CONCURRENCY: usize = 64;

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! A key `host[:port]` (or `https://host[:port]`) means that host over https only; a key
-//! `http://host[:port]` opts in to plain http for that host (DESIGN.md §5). Headers go only to
+//! `http://host[:port]` opts in to plain http for that host (docs/crawl.md). Headers go only to
 //! requests whose scheme, host and port are exactly those of a key: never to another origin,
 //! including across a redirect, which the fetch layer follows hop by hop, and never on a hop
 //! that follows a redirect from https to http (the fetch layer asks [`Credentials::for_url`]

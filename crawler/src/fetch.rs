@@ -2,7 +2,7 @@
 //!
 //! One [`Fetcher`] serves a whole crawl; each domain's crawl opens a [`Session`], which owns an
 //! HTTP client of its own, so the at most one idle connection it keeps per host is closed
-//! when the domain is done (DESIGN.md §3: a shared pool keeping an idle socket per recently
+//! when the domain is done (docs/crawl.md: a shared pool keeping an idle socket per recently
 //! crawled host runs out of file descriptors at thousands of hosts per second).
 //!
 //! Every request goes through the same steps, in [`Session::get`]:
@@ -164,7 +164,7 @@ pub struct Fetcher {
     robots: Mutex<HashMap<String, Arc<OnceCell<RobotsOutcome>>>>,
     cache: Option<HttpCache>,
     /// Hosts that asked for a wait over [`FetchSettings::max_retry_after`]: left for the next
-    /// crawl, with no further request to them in this one (DESIGN.md §3), with when they were
+    /// crawl, with no further request to them in this one (docs/crawl.md), with when they were
     /// left and the wait they asked for. Only such hosts are kept, so the map stays small.
     left_hosts: Mutex<HashMap<String, (Instant, Duration)>>,
 }

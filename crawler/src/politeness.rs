@@ -1,4 +1,4 @@
-//! Politeness (DESIGN.md §3): one request at a time per host, a pause between the end of one
+//! Politeness (docs/crawl.md): one request at a time per host, a pause between the end of one
 //! request and the start of the next, and honest waiting when a server says `Retry-After`.
 //!
 //! The [`HostScheduler`] is shared by every task of a crawl, because one host can be reached
@@ -118,7 +118,7 @@ impl Drop for HostPermit {
 /// One of the crawl's `--concurrency` slots, held by a site while it runs. A site that must wait
 /// out a `Retry-After` gives its slot back for the wait ([`CrawlSlot::park`]) and takes one
 /// again before its next request ([`CrawlSlot::resume`]), so that other sites are crawled
-/// meanwhile instead of the slot sitting idle (DESIGN.md §3).
+/// meanwhile instead of the slot sitting idle (docs/crawl.md).
 #[derive(Debug)]
 pub struct CrawlSlot {
     slots: Arc<tokio::sync::Semaphore>,

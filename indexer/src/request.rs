@@ -54,7 +54,7 @@ pub struct Filters {
     /// Licences, e.g. `mit`.
     pub license: Vec<String>,
     /// Verdicts: `valid`, `lenient`, `invalid`, or `any`. Empty means `valid` and `lenient`:
-    /// a skill whose content was never had is not listed unless asked for (DESIGN.md §6).
+    /// a skill whose content was never had is not listed unless asked for (docs/api.md).
     pub verdict: Vec<String>,
     /// Risks: `none`, `low`, `medium`, `high`, `critical`, or `any`. Empty means every risk
     /// but `critical` ([`DEFAULT_RISKS`]).
@@ -126,7 +126,7 @@ pub struct SearchRequest {
     /// Who is asking.
     pub caller: Caller,
     /// One hit per cluster of copies (records whose content fingerprint is the same), the
-    /// canonical copy shown, as DESIGN.md §6 asks: the default. `false` counts and lists
+    /// canonical copy shown, as docs/api.md asks: the default. `false` counts and lists
     /// every record (a publisher's count of its own skills).
     pub fold: bool,
 }

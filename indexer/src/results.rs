@@ -8,7 +8,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use url::Url;
 
-/// One hit, as `/v1/search` returns it (DESIGN.md §6).
+/// One hit, as `/v1/search` returns it (docs/api.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {
     /// `{domain}/{name}`.
@@ -177,7 +177,7 @@ pub struct Facets {
     pub risk: FacetCounts,
 }
 
-/// The answer to a search. `api` turns it into the `/v1/search` body (DESIGN.md §6).
+/// The answer to a search. `api` turns it into the `/v1/search` body (docs/api.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchResults {
     /// The query as given.

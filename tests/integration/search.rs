@@ -249,7 +249,7 @@ fn a_query_past_the_limit_is_bad_usage() {
 fn search_without_an_index_says_to_crawl_first() {
     let dir = tempfile::tempdir().unwrap();
     let output = run_search(dir.path(), &["pdf"]);
-    // A runtime failure, not bad usage (DESIGN.md §5). See: the hardening issue, defect 7.
+    // A runtime failure, not bad usage (docs/crawl.md). See: the hardening issue, defect 7.
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).is_empty());
     assert!(

@@ -219,7 +219,7 @@ fn visible_counts(
     let request = SearchRequest {
         query: String::new(),
         // A publisher's count holds every skill it lists, invalid and critical ones too
-        // (DESIGN.md §6).
+        // (docs/api.md).
         filters: Filters {
             domain: domains,
             verdict: vec![indexer::ANY_VERDICT.to_owned()],

@@ -3,7 +3,7 @@
 //!
 //! Records are read from the crawl store, the source the index is derived from: one point
 //! read, with the `last_seen` of the latest crawl (a crawl that sees a record unchanged
-//! advances it there without logging a change, DESIGN.md §2). The index chooses pages.
+//! advances it there without logging a change, docs/record.md). The index chooses pages.
 
 use std::collections::HashSet;
 

@@ -1,5 +1,5 @@
 //! `GET /v1/export?q=&type=&access=&domain=&format=&tag=&license=&verdict=&risk=&since=&layout=&archive=&include_risky=`:
-//! the export of DESIGN.md §6, streamed as it is written. With `archive=true` (or a layout
+//! the export of docs/api.md, streamed as it is written. With `archive=true` (or a layout
 //! made of files, `skills-dir` or `well-known`) the body is a `.tar.gz` with `manifest.json`
 //! last; otherwise (`layout=jsonl`, the default) it is JSONL, one record per line.
 //!

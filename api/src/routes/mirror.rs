@@ -1,6 +1,6 @@
 //! `GET /mirror/{domain}/.well-known/agent-skills/index.json` and the artifacts it lists: a
 //! publisher's verified skills re-published by the directory as an agent-skills v0.2 index,
-//! from the blob store (DESIGN.md §6). An agent client pointed at
+//! from the blob store (docs/api.md). An agent client pointed at
 //! `http://directory/mirror/example.com` installs what the directory saw, digest-checked,
 //! even when the origin is down.
 //!

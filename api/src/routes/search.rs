@@ -1,4 +1,4 @@
-//! `GET /v1/search`: the read model's visible results (DESIGN.md §6).
+//! `GET /v1/search`: the read model's visible results (docs/api.md).
 
 use axum::Json;
 use axum::extract::State;

@@ -14,7 +14,7 @@ use crate::extract::ApiPath;
 use crate::state::AppState;
 use crate::wire::RecordView;
 
-/// `GET /v1/skills/{domain}/{name}`: the canonical record (DESIGN.md §2).
+/// `GET /v1/skills/{domain}/{name}`: the canonical record (docs/record.md).
 pub(crate) async fn record(
     State(state): State<AppState>,
     Auth(caller): Auth,

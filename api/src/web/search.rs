@@ -1,4 +1,4 @@
-//! `GET /?q=…`: the search page. It takes the parameters of `/v1/search` (DESIGN.md §6) and
+//! `GET /?q=…`: the search page. It takes the parameters of `/v1/search` (docs/api.md) and
 //! shows the same results: hits with badges and highlighted snippets (one per cluster of
 //! copies, with how many other places publish it), facets as links that add or remove a
 //! filter (each with its count), and pages. The script swaps the `#results`

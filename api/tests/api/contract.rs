@@ -1,4 +1,4 @@
-//! The HTTP contract (DESIGN.md §6): every endpoint's status, headers and JSON shape, as
+//! The HTTP contract (docs/api.md): every endpoint's status, headers and JSON shape, as
 //! snapshots (times redacted).
 
 use axum::body::Body;

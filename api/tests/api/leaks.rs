@@ -1,4 +1,4 @@
-//! No private record leaks to an anonymous caller, on any endpoint (DESIGN.md §6): not by
+//! No private record leaks to an anonymous caller, on any endpoint (docs/api.md): not by
 //! id, title or description, nor by a total or a facet count. The fixture web has one private
 //! record, `services.test/test.services.payroll-audit-v1` ("Payroll Audit"); every endpoint is
 //! asked anonymously (it must not mention it) and with the token (it must, where the endpoint

@@ -35,7 +35,7 @@ use crate::diagnostic::{Code, Diagnostic};
 
 /// The most entries an archive may hold, of any kind, directories and links included.
 pub const MAX_ARCHIVE_ENTRIES: usize = 10_000;
-/// The most bytes an archive may unpack to (DESIGN.md §3: unpacked archive 64 MiB).
+/// The most bytes an archive may unpack to (docs/crawl.md: unpacked archive 64 MiB).
 pub const MAX_UNPACKED_BYTES: u64 = 64 * 1024 * 1024;
 /// The longest entry name or link target accepted, in bytes (Linux's `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;

@@ -1,7 +1,7 @@
 //! Diagnostics: what was wrong with a piece of published input, said in a stable form.
 //!
 //! Every parser and the normaliser report problems as [`Diagnostic`]s instead of failing, so
-//! that one bad entry never hides the others (DESIGN.md §4). A diagnostic carries a stable
+//! that one bad entry never hides the others (docs/validate.md). A diagnostic carries a stable
 //! snake_case [`Code`] that scripts and the API rely on, a severity, a human message that
 //! names the bad input, and optionally the field it was found in.
 //!

@@ -1,5 +1,5 @@
 //! The content fingerprint: one digest of all of a skill's files, the same for two copies of a
-//! skill that differ only in how their text was saved (DESIGN.md §2 `also_at`).
+//! skill that differ only in how their text was saved (docs/record.md `also_at`).
 //!
 //! Publishers copy skills from one another, and a directory that lists every copy buries the
 //! skill under its own duplicates. Two copies are the same skill when their files are the

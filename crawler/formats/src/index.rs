@@ -15,7 +15,7 @@ use crate::skill::{Digest, SkillName, Slug};
 
 /// The `$schema` URI of a v0.2 index.
 pub const SCHEMA_V0_2: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
-/// The largest index read, in bytes (DESIGN.md §3).
+/// The largest index read, in bytes (docs/crawl.md).
 pub const MAX_INDEX_BYTES: usize = 2 * 1024 * 1024;
 /// The most entries read from one index; the rest are reported and ignored.
 pub const MAX_INDEX_ENTRIES: usize = 10_000;

@@ -3,7 +3,7 @@
 //! These functions are pure: they take bytes that someone else fetched (or read from disk)
 //! and the time they were seen, and return a record whose `diagnostics` say everything that
 //! was wrong on the way. Content whose digest does not match the published one is never used
-//! as the record's content (DESIGN.md §2): the record keeps the index's name and description,
+//! as the record's content (docs/record.md): the record keeps the index's name and description,
 //! `digest_status: mismatch` and an error.
 //!
 //! Every file of the content that was had is audited ([`crate::audit`]) and fingerprinted
@@ -31,11 +31,11 @@ use crate::skill_md::{self, SkillMd};
 mod mcp;
 pub use self::mcp::{McpRead, mcp_skill, mcp_source_url};
 
-/// The largest SKILL.md used, in bytes (DESIGN.md §3).
+/// The largest SKILL.md used, in bytes (docs/crawl.md).
 pub const MAX_SKILL_MD_BYTES: usize = 1024 * 1024;
-/// The largest skill-sharing descriptor used, in bytes (DESIGN.md §3).
+/// The largest skill-sharing descriptor used, in bytes (docs/crawl.md).
 pub const MAX_DESCRIPTOR_BYTES: usize = 1024 * 1024;
-/// The largest archive used, in bytes (DESIGN.md §3).
+/// The largest archive used, in bytes (docs/crawl.md).
 pub const MAX_ARCHIVE_BYTES: usize = 32 * 1024 * 1024;
 
 /// The index a set of records came from.
@@ -772,7 +772,7 @@ mod tests {
         assert_eq!(skill.title, "OCR Service");
     }
 
-    // See: the hardening issue, defect 10 (DESIGN.md §2 `verdict`).
+    // See: the hardening issue, defect 10 (docs/record.md `verdict`).
     #[test]
     fn verdicts_judge_the_content_not_the_index() {
         let digest = Digest::of(PDF_SKILL_MD.as_bytes());

@@ -1,4 +1,4 @@
-//! The seed format: which sites to crawl (DESIGN.md §5, `skillscout crawl`).
+//! The seed format: which sites to crawl (docs/crawl.md, `skillscout crawl`).
 //!
 //! A seed, on a line of a seed file or as a command-line TARGET, is one of:
 //!

@@ -3,7 +3,7 @@
 //! The index lists `protocol`, `provider` and `skills[]`, each entry with `id`, `name`,
 //! `capability_type`, `description`, `descriptor_url`, `access` and `version`
 //! (specs/skill-sharing-discovery.md §5.2). Each entry's `descriptor_url` is a Skill Descriptor:
-//! one JSON object describing the skill in full (DESIGN.md §1 lists its fields).
+//! one JSON object describing the skill in full (docs/validate.md lists its fields).
 //!
 //! Like every parser in this crate, these functions never fail as a whole because of one bad
 //! entry: what is wrong becomes a [`Diagnostic`] on the entry or the index. Two choices are
@@ -30,9 +30,9 @@ use crate::skill_md::gaia::semver_problem;
 pub const PROTOCOL_VERSION: &str = "1.0.0";
 /// The most index entries read; later ones are dropped with one [`Code::TooLarge`].
 pub const MAX_SHARING_ENTRIES: usize = 10_000;
-/// The largest index accepted, in bytes (DESIGN.md §3 caps the fetch at the same size).
+/// The largest index accepted, in bytes (docs/crawl.md caps the fetch at the same size).
 pub const MAX_INDEX_BYTES: usize = 2 * 1024 * 1024;
-/// The largest descriptor accepted, in bytes (DESIGN.md §3 caps the fetch at the same size).
+/// The largest descriptor accepted, in bytes (docs/crawl.md caps the fetch at the same size).
 pub const MAX_DESCRIPTOR_BYTES: usize = 1024 * 1024;
 /// The most descriptor `tags` kept; later ones are dropped with one warning.
 pub const MAX_DESCRIPTOR_TAGS: usize = 64;

@@ -835,7 +835,7 @@ impl SiteCrawl {
 
 /// True when an index document could not be read as an index at all (not JSON, not text,
 /// not shaped like an index, too large). An index that was read counts as read whatever
-/// became of its entries (DESIGN.md §5 `ok`): entries refused one by one are the entries'
+/// became of its entries (docs/crawl.md `ok`): entries refused one by one are the entries'
 /// problems, and what the index no longer lists is gone from it.
 fn unreadable(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(|diagnostic| {

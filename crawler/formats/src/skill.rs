@@ -1,4 +1,4 @@
-//! The canonical skill record (DESIGN.md §2) and the validated newtypes it is made of.
+//! The canonical skill record (docs/record.md) and the validated newtypes it is made of.
 //!
 //! This is the only definition of [`Skill`] in the workspace. A `Skill` is only ever built by
 //! the normaliser, so every record holds normalised values; the newtypes' constructors (and
@@ -424,7 +424,7 @@ pub enum DigestStatus {
     Unfetched,
 }
 
-/// What the directory makes of a skill (DESIGN.md §2 `verdict`), from its content alone.
+/// What the directory makes of a skill (docs/record.md `verdict`), from its content alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
@@ -484,7 +484,7 @@ pub struct FileEntry {
     pub sha256: Option<Digest>,
 }
 
-/// The canonical record: one per skill, whatever its source (DESIGN.md §2).
+/// The canonical record: one per skill, whatever its source (docs/record.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Skill {
     /// `{domain}/{slug}`.

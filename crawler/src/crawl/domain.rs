@@ -433,7 +433,7 @@ fn finish(
     }
 }
 
-/// Returns the domain's outcome (DESIGN.md §5): `ok` as soon as one index was read (whatever
+/// Returns the domain's outcome (docs/crawl.md): `ok` as soon as one index was read (whatever
 /// became of its entries); `unreachable` only when no connection could be made at all (every
 /// failure is `unreachable`: DNS, refused, connect timeout); a host that answered and then
 /// timed out is `error`.

@@ -1,4 +1,4 @@
-//! The SSRF guard (DESIGN.md §3): the crawler fetches URLs that strangers publish, so it must
+//! The SSRF guard (docs/crawl.md): the crawler fetches URLs that strangers publish, so it must
 //! never be steered into the network it runs in.
 //!
 //! Two doors lead to an address, and both are guarded:

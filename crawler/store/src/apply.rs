@@ -22,7 +22,7 @@ use crate::types::{ApplyStats, DomainStatus, DomainUpdate, StoredRecord};
 pub(crate) enum RecordWrite {
     /// A new or changed record, or one back from a tombstone: it gets the next change number.
     Change(StoredRecord),
-    /// A record seen again unchanged: rewritten with the new `last_seen` (DESIGN.md §2: the
+    /// A record seen again unchanged: rewritten with the new `last_seen` (docs/record.md: the
     /// latest crawl that saw it, changed or not) but keeping its change number, so readers of
     /// the change log are not told of a change that did not happen.
     Seen(StoredRecord),

@@ -26,7 +26,7 @@ use time::OffsetDateTime;
 use crate::types::{Outcome, StoreError};
 pub use schedule::{Observation, Schedule};
 
-/// How a domain got into the frontier (DESIGN.md §5).
+/// How a domain got into the frontier (docs/crawl.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AddedAs {

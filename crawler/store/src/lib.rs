@@ -6,7 +6,7 @@
 //! two implementations: the embedded ones, the default ([`EmbeddedStore`], one redb file,
 //! and [`FileBlobs`], one file per blob, in the data directory), and PostgreSQL
 //! ([`PostgresStore`] and [`PostgresBlobs`], one database that several processes share).
-//! [`open`] picks the backend from the store location (`--store`, DESIGN.md §5); callers
+//! [`open`] picks the backend from the store location (`--store`, docs/crawl.md); callers
 //! hold the same handles whichever it is.
 //!
 //! The traits are blocking on purpose: redb is, the crawl's store writer and the index sync
@@ -89,7 +89,7 @@ pub(crate) fn origin_range(origin: &Url) -> (String, String) {
     (format!("{origin}/"), format!("{origin}0"))
 }
 
-/// Opens the crawl state at `location` (the `--store` setting, DESIGN.md §5): with `None`
+/// Opens the crawl state at `location` (the `--store` setting, docs/crawl.md): with `None`
 /// (or an empty string, as an empty environment variable gives), the embedded store and the
 /// file blobs inside `data_dir`, as always; with a `postgres://`
 /// or `postgresql://` URL, the PostgreSQL store and its blobs (one pool for both), after

@@ -1,4 +1,4 @@
-//! The crawl report (`skillscout crawl --report FILE`, DESIGN.md §5): per domain, how its
+//! The crawl report (`skillscout crawl --report FILE`, docs/crawl.md): per domain, how its
 //! crawl ended and what went wrong; in total, what changed in the store.
 
 use std::collections::BTreeMap;
@@ -51,7 +51,7 @@ impl DomainReport {
     }
 }
 
-/// Writes the errors in the report's shape, `{"code", "message", "url"}` (DESIGN.md §5). The
+/// Writes the errors in the report's shape, `{"code", "message", "url"}` (docs/crawl.md). The
 /// record an error concerns is the API's to know (it hides errors about records a caller may
 /// not see); the report is the operator's and keeps its documented shape.
 fn contract_errors<S: Serializer>(

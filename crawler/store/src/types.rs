@@ -99,7 +99,7 @@ impl StoredRecord {
     }
 }
 
-/// How a domain's last crawl ended (DESIGN.md §5 report `outcome`).
+/// How a domain's last crawl ended (docs/crawl.md report `outcome`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {

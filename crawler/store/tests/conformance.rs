@@ -91,7 +91,7 @@ pub(crate) async fn incremental_crawls_keep_history_and_tombstones(store: Store)
     assert_eq!(store.last_seq().await.unwrap(), 2);
     let alpha = store.record("example.test/alpha").await.unwrap().unwrap();
     assert_eq!(alpha.skill.last_changed, T1);
-    // ...but the crawl saw it: `last_seen` advances (DESIGN.md §2), `first_seen` stays.
+    // ...but the crawl saw it: `last_seen` advances (docs/record.md), `first_seen` stays.
     // See: the hardening issue, defect 2.
     assert_eq!(alpha.skill.last_seen, T2);
     assert_eq!(alpha.skill.first_seen, T1);

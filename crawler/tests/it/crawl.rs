@@ -506,7 +506,7 @@ async fn credentials_reach_only_their_host() {
         }
     })
     .await;
-    // A bare host key means https only (DESIGN.md §5): over plain http nothing is sent.
+    // A bare host key means https only (docs/crawl.md): over plain http nothing is sent.
     // See: the hardening issue, defect 4.
     let https_only = Data::new();
     let mut config = test_config(&server);
@@ -554,7 +554,7 @@ async fn credentials_reach_only_their_host() {
 }
 
 // Credentials never follow a redirect from https to http, even to an origin whose own key
-// opts in to plain http (DESIGN.md §5). See: the hardening issue, defect 4.
+// opts in to plain http (docs/crawl.md). See: the hardening issue, defect 4.
 #[tokio::test]
 async fn credentials_are_not_sent_after_a_redirect_from_https_to_http() {
     use std::sync::atomic::AtomicU16;

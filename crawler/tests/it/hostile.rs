@@ -666,7 +666,7 @@ async fn a_domain_of_many_large_skills_streams_its_records_to_the_store() {
 // --- Slow, lying and huge responses -------------------------------------------------------
 
 // The host accepted connections and then timed out: it was reached, so the outcome is
-// `error` with a `timeout` error, not `unreachable` (DESIGN.md §5). See: the hardening issue,
+// `error` with a `timeout` error, not `unreachable` (docs/crawl.md). See: the hardening issue,
 // defect 9.
 #[tokio::test]
 async fn a_server_that_never_answers_times_out() {
