@@ -577,6 +577,11 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = api::DEFAULT_MAX_IN_FLIGHT, value_name = "N")]
     pub(crate) max_in_flight: usize,
 
+    /// IndexNow pings one client address may send in a burst, refilled at this many a
+    /// minute (a directory behind a proxy sees one address for everyone).
+    #[arg(long, value_name = "N", default_value_t = api::BudgetConfig::default().client_pings_per_minute)]
+    pub(crate) ping_budget: std::num::NonZeroU32,
+
     /// Crawls the frontier's due domains in the background while serving (a crawl worker over
     /// the same frontier as `crawl`); searches see each batch it stores.
     #[arg(long)]

@@ -86,6 +86,10 @@ pub(crate) fn run(
             admin_tokens,
             args.max_in_flight,
             args.crawl_every,
+            api::BudgetConfig {
+                client_pings_per_minute: args.ping_budget,
+                ..api::BudgetConfig::default()
+            },
         )?;
         let cache = HttpCache {
             store: Arc::clone(&directory.store),
@@ -263,6 +267,7 @@ impl Directory {
         admin_tokens: Option<Tokens>,
         max_in_flight: usize,
         recrawl_every: Option<Duration>,
+        budgets: api::BudgetConfig,
     ) -> anyhow::Result<AppState> {
         let public_url = match public_url {
             Some(url) => url,
@@ -278,6 +283,7 @@ impl Directory {
             max_in_flight,
             recrawl_every,
             admin_tokens,
+            budgets,
             ..ServeConfig::default()
         };
         Ok(AppState::new(
