@@ -86,10 +86,7 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
             &listener,
             None,
             Tokens::none(),
-            None,
-            api::DEFAULT_MAX_IN_FLIGHT,
-            None,
-            api::BudgetConfig::default(),
+            api::ServeConfig::default(),
         )?;
         // The status page shows the demo crawl.
         state.progress().crawl_started(report.totals.domains);

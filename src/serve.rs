@@ -53,6 +53,7 @@ pub(crate) fn run(
             prefetch_files: args.prefetch_files,
             // The server shows the sums; a crawl of many domains keeps no line.
             keep_report_lines: false,
+            discover_budget: args.discover.budget(),
         };
         Some(BackgroundCrawl {
             config,
@@ -83,12 +84,15 @@ pub(crate) fn run(
             &listener,
             args.public_url.clone(),
             tokens,
-            admin_tokens,
-            args.max_in_flight,
-            args.crawl_every,
-            api::BudgetConfig {
-                client_pings_per_minute: args.ping_budget,
-                ..api::BudgetConfig::default()
+            ServeConfig {
+                max_in_flight: args.max_in_flight,
+                recrawl_every: args.crawl_every,
+                admin_tokens,
+                budgets: api::BudgetConfig {
+                    client_pings_per_minute: args.ping_budget,
+                    ..api::BudgetConfig::default()
+                },
+                ..ServeConfig::default()
             },
         )?;
         let cache = HttpCache {
@@ -100,6 +104,8 @@ pub(crate) fn run(
             concurrency: 1,
             prefetch_files: args.prefetch_files,
             keep_report_lines: false,
+            // A submission's probe reads one site; what it names waits for the crawl.
+            discover_budget: 0,
         };
         let prober = CrawlerProber::new(probe_config, cache).map_err(|message| {
             usage(anyhow::anyhow!("cannot set up the fetch layer: {message}"))
@@ -258,16 +264,14 @@ impl Directory {
         Ok(())
     }
 
-    /// Returns the server state over this directory.
+    /// Returns the server state over this directory, with `config`; without `public_url`,
+    /// the server's own address is its public URL.
     pub(crate) fn state(
         &self,
         listener: &TcpListener,
         public_url: Option<url::Url>,
         tokens: Tokens,
-        admin_tokens: Option<Tokens>,
-        max_in_flight: usize,
-        recrawl_every: Option<Duration>,
-        budgets: api::BudgetConfig,
+        config: ServeConfig,
     ) -> anyhow::Result<AppState> {
         let public_url = match public_url {
             Some(url) => url,
@@ -280,11 +284,7 @@ impl Directory {
         };
         let config = ServeConfig {
             public_url,
-            max_in_flight,
-            recrawl_every,
-            admin_tokens,
-            budgets,
-            ..ServeConfig::default()
+            ..config
         };
         Ok(AppState::new(
             self.search.clone(),
@@ -356,6 +356,8 @@ struct ServeObserver {
     round: Mutex<CrawlReport>,
     /// True while a round is reported as running.
     running: std::sync::atomic::AtomicBool,
+    /// Discovery's counts as last told, to hand the progress what changed.
+    discovery: Mutex<crawler::crawl::discover::DiscoveryStats>,
 }
 
 impl CrawlObserver for ServeObserver {
@@ -369,6 +371,17 @@ impl CrawlObserver for ServeObserver {
     fn stored(&self, _last_seq: u64) {
         // Batches that arrive while a sync runs are taken in by the next one.
         self.stored.notify_one();
+    }
+
+    fn discovered(&self, stats: &crawler::crawl::discover::DiscoveryStats) {
+        let mut last = self.discovery.lock().unwrap_or_else(|e| e.into_inner());
+        let delta = |now: usize, before: usize| now.saturating_sub(before) as u64;
+        self.progress.discovered(
+            delta(stats.discovered, last.discovered),
+            delta(stats.probed, last.probed),
+            delta(stats.publishing, last.publishing),
+        );
+        *last = *stats;
     }
 
     fn domain_stored(&self, line: &DomainReport) {
@@ -412,6 +425,7 @@ pub(crate) async fn crawl_once(
         stored: Arc::clone(&stored),
         round: Mutex::new(CrawlReport::default()),
         running: std::sync::atomic::AtomicBool::new(true),
+        discovery: Mutex::new(Default::default()),
     });
     let (done_sender, mut done) = tokio::sync::oneshot::channel::<()>();
     let syncer = {

@@ -189,7 +189,7 @@ impl Intake {
         };
         // The copies are marked before the domain is due: a crawl that starts at once reads
         // its cache entries when it starts, and must find them marked.
-        if let Some(target) = SeedTarget::parse(&new.target).ok() {
+        if let Ok(target) = SeedTarget::parse(&new.target) {
             // Both schemes: a site's copies are kept under the scheme it was read over.
             for scheme in ["https", "http"] {
                 let mut origin = target.origin().clone();

@@ -140,7 +140,7 @@ impl Metrics {
             );
         }
         let crawl = &gauges.crawl;
-        let simple: [(&str, &str, &str, u64); 9] = [
+        let simple: [(&str, &str, &str, u64); 12] = [
             (
                 "skillscout_index_records",
                 "gauge",
@@ -176,6 +176,24 @@ impl Metrics {
                 "counter",
                 "Errors recorded by background crawls.",
                 crawl.errors,
+            ),
+            (
+                "skillscout_discovered_total",
+                "counter",
+                "Origins named in crawled content that background crawls added to the frontier as discovered.",
+                crawl.discovered,
+            ),
+            (
+                "skillscout_discovered_probed_total",
+                "counter",
+                "Discovered domains background crawls probed.",
+                crawl.discovered_probed,
+            ),
+            (
+                "skillscout_discovered_publishing_total",
+                "counter",
+                "Probed discovered domains found publishing skills.",
+                crawl.discovered_publishing,
             ),
             (
                 "skillscout_index_syncs_total",

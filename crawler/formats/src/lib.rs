@@ -57,6 +57,7 @@
 pub mod archive;
 pub mod audit;
 pub mod diagnostic;
+pub mod discover;
 pub mod health;
 pub mod index;
 pub mod license;
