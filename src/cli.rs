@@ -393,6 +393,30 @@ pub(crate) struct FetchArgs {
     pub(crate) credentials: Option<PathBuf>,
 }
 
+/// Discovery: origins named in what a crawl reads become `discovered` candidates.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct DiscoverArgs {
+    /// The most origins one crawl adds to the frontier as `discovered` candidates (named in
+    /// indexes, descriptors, MCP listings and SKILL.md bodies of other sites).
+    #[arg(long, value_name = "N", default_value_t = crawler::crawl::discover::DEFAULT_DISCOVER_BUDGET)]
+    pub(crate) discover_budget: usize,
+
+    /// Adds no discovered candidates.
+    #[arg(long)]
+    pub(crate) no_discover: bool,
+}
+
+impl DiscoverArgs {
+    /// The budget a crawl is given: 0 when discovery is off.
+    pub(crate) fn budget(&self) -> usize {
+        if self.no_discover {
+            0
+        } else {
+            self.discover_budget
+        }
+    }
+}
+
 /// The default pause between two requests to one host.
 const DEFAULT_HOST_DELAY_MS: u64 = crawl::DEFAULT_HOST_DELAY.as_millis() as u64;
 /// The default connect timeout.
@@ -425,6 +449,10 @@ pub(crate) struct CrawlArgs {
     /// directory can serve and export whole skills.
     #[arg(long, env = "SKILLSCOUT_PREFETCH_FILES")]
     pub(crate) prefetch_files: bool,
+
+    /// Discovery of other sites.
+    #[command(flatten)]
+    pub(crate) discover: DiscoverArgs,
 
     /// Writes the JSON crawl report to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE", env = "SKILLSCOUT_REPORT")]
@@ -742,6 +770,10 @@ pub(crate) struct ServeArgs {
     /// Also fetches every file a legacy (v0.1) index lists, so the directory can serve them.
     #[arg(long, env = "SKILLSCOUT_PREFETCH_FILES")]
     pub(crate) prefetch_files: bool,
+
+    /// Discovery of other sites.
+    #[command(flatten)]
+    pub(crate) discover: DiscoverArgs,
 
     /// Follows the crawl store's change log: brings the search index up to date this often,
     /// e.g. `2s`, so that a replica over a shared PostgreSQL store (`--store`) serves what

@@ -88,6 +88,7 @@ pub(crate) fn run(
         // Lines go to the report file as each domain is stored; the crawl keeps only sums.
         keep_report_lines: false,
         audit: true,
+        discover_budget: args.discover.budget(),
     };
     let report_file = match &args.report {
         Some(path) => Some(Arc::new(ReportFile::create(path)?)),
@@ -404,6 +405,12 @@ fn summary_line(
         totals.errors,
         plural(totals.errors),
     );
+    if totals.discovered > 0 {
+        line.push_str(&format!(
+            "; {} discovered ({} probed, {} publishing)",
+            totals.discovered, totals.discovered_probed, totals.discovered_publishing
+        ));
+    }
     let mut skipped = Vec::new();
     if summary.skipped.delisted > 0 {
         skipped.push(format!("{} delisted", summary.skipped.delisted));

@@ -54,6 +54,7 @@ pub(crate) fn run(
             // The server shows the sums; a crawl of many domains keeps no line.
             keep_report_lines: false,
             audit: true,
+            discover_budget: args.discover.budget(),
         };
         Some(BackgroundCrawl {
             config,
@@ -107,6 +108,8 @@ pub(crate) fn run(
             prefetch_files: args.prefetch_files,
             keep_report_lines: false,
             audit: true,
+            // A submission's probe reads one site; what it names waits for the crawl.
+            discover_budget: 0,
         };
         let prober = CrawlerProber::new(probe_config, cache).map_err(|message| {
             usage(anyhow::anyhow!("cannot set up the fetch layer: {message}"))
@@ -363,6 +366,8 @@ struct ServeObserver {
     round: Mutex<CrawlReport>,
     /// True while a round is reported as running.
     running: std::sync::atomic::AtomicBool,
+    /// Discovery's counts as last told, to hand the progress what changed.
+    discovery: Mutex<crawler::crawl::discover::DiscoveryStats>,
 }
 
 impl CrawlObserver for ServeObserver {
@@ -376,6 +381,17 @@ impl CrawlObserver for ServeObserver {
     fn stored(&self, _last_seq: u64) {
         // Batches that arrive while a sync runs are taken in by the next one.
         self.stored.notify_one();
+    }
+
+    fn discovered(&self, stats: &crawler::crawl::discover::DiscoveryStats) {
+        let mut last = self.discovery.lock().unwrap_or_else(|e| e.into_inner());
+        let delta = |now: usize, before: usize| now.saturating_sub(before) as u64;
+        self.progress.discovered(
+            delta(stats.discovered, last.discovered),
+            delta(stats.probed, last.probed),
+            delta(stats.publishing, last.publishing),
+        );
+        *last = *stats;
     }
 
     fn domain_stored(&self, line: &DomainReport) {
@@ -419,6 +435,7 @@ pub(crate) async fn crawl_once(
         stored: Arc::clone(&stored),
         round: Mutex::new(CrawlReport::default()),
         running: std::sync::atomic::AtomicBool::new(true),
+        discovery: Mutex::new(Default::default()),
     });
     let (done_sender, mut done) = tokio::sync::oneshot::channel::<()>();
     let syncer = {

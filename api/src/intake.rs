@@ -187,12 +187,9 @@ impl Intake {
                 )));
             }
         };
-        let crawl_target = SeedTarget::parse(&new.target).ok();
-        let stats = self.frontier.add(vec![new], AddMode::CrawlNow).await?;
-        if stats.delisted > 0 {
-            return Ok(Refresh::Delisted(domain.to_owned()));
-        }
-        if let Some(target) = crawl_target {
+        // The copies are marked before the domain is due: a crawl that starts at once reads
+        // its cache entries when it starts, and must find them marked.
+        if let Ok(target) = SeedTarget::parse(&new.target) {
             // Both schemes: a site's copies are kept under the scheme it was read over.
             for scheme in ["https", "http"] {
                 let mut origin = target.origin().clone();
@@ -200,6 +197,10 @@ impl Intake {
                     self.store.mark_stale(&origin).await?;
                 }
             }
+        }
+        let stats = self.frontier.add(vec![new], AddMode::CrawlNow).await?;
+        if stats.delisted > 0 {
+            return Ok(Refresh::Delisted(domain.to_owned()));
         }
         let at = self.frontier.now().await?;
         tracing::info!(%domain, added, "domain due now at its publisher's request");

@@ -142,6 +142,7 @@ impl Metrics {
                 histogram.count
             );
         }
+        let crawl = &gauges.crawl;
         let simple: [(&str, &str, &str, u64); 2] = [
             (
                 "skillscout_index_records",
@@ -161,6 +162,24 @@ impl Metrics {
         }
         write_crawl(&mut out, &gauges.crawl, gauges.crawl_running);
         for (name, kind, help, value) in [
+            (
+                "skillscout_discovered_total",
+                "counter",
+                "Origins named in crawled content that background crawls added to the frontier as discovered.",
+                crawl.discovered,
+            ),
+            (
+                "skillscout_discovered_probed_total",
+                "counter",
+                "Discovered domains background crawls probed.",
+                crawl.discovered_probed,
+            ),
+            (
+                "skillscout_discovered_publishing_total",
+                "counter",
+                "Probed discovered domains found publishing skills.",
+                crawl.discovered_publishing,
+            ),
             (
                 "skillscout_index_syncs_total",
                 "counter",

@@ -48,6 +48,12 @@ pub(crate) struct Counters {
     pub(crate) syncs: u64,
     /// Records upserted into and deleted from the index by syncs.
     pub(crate) synced_changes: u64,
+    /// Origins added to the frontier as `discovered` by background crawls.
+    pub(crate) discovered: u64,
+    /// Discovered domains the background crawls probed.
+    pub(crate) discovered_probed: u64,
+    /// Probed discovered domains found publishing.
+    pub(crate) discovered_publishing: u64,
 }
 
 /// One crawl run.
@@ -219,6 +225,15 @@ impl CrawlProgress {
 }
 
 impl CrawlProgress {
+    /// Adds to discovery's counts: origins added as `discovered`, those probed, and those
+    /// found publishing.
+    pub fn discovered(&self, discovered: u64, probed: u64, publishing: u64) {
+        let mut state = self.lock();
+        state.counters.discovered += discovered;
+        state.counters.discovered_probed += probed;
+        state.counters.discovered_publishing += publishing;
+    }
+
     /// Says that one domain of the running crawl finished.
     pub fn domain_finished(&self, report: &DomainReport) {
         let mut state = self.lock();

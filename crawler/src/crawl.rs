@@ -12,6 +12,7 @@
 //! then expire; every domain that finished is stored and reported, and the report says the
 //! crawl was interrupted.
 
+pub mod discover;
 pub mod domain;
 pub mod feed;
 mod writer;
@@ -102,6 +103,9 @@ pub struct CrawlConfig {
     /// Audit and fingerprint every record's content (docs/audit.md). Always true but for the
     /// crawl benchmark, which crawls the same sites without it to measure what it costs.
     pub audit: bool,
+    /// The most origins named in what the crawl reads that it adds to the frontier as
+    /// `discovered` (see [`discover`]); 0 (the default) turns discovery off.
+    pub discover_budget: usize,
 }
 
 impl Default for CrawlConfig {
@@ -112,6 +116,8 @@ impl Default for CrawlConfig {
             prefetch_files: false,
             keep_report_lines: true,
             audit: true,
+            // Off unless asked for: a crawl of given targets adds only what it was given.
+            discover_budget: 0,
         }
     }
 }
@@ -139,6 +145,11 @@ pub trait CrawlObserver: Send + Sync {
     /// ([`CrawlConfig::keep_report_lines`]).
     fn domain_stored(&self, line: &DomainReport) {
         let _ = line;
+    }
+
+    /// Discovery's counts so far in this crawl changed.
+    fn discovered(&self, stats: &discover::DiscoveryStats) {
+        let _ = stats;
     }
 }
 
@@ -257,6 +268,8 @@ pub async fn crawl_work(
         async move { crawl_domain(&fetcher, &target, reading, Some(slot), Some(&store)).await }
     };
     let mut sites = Sites::new(Vec::new(), concurrency, crawl_one);
+    let mut discovery =
+        discover::Discovery::new(config.discover_budget, config.fetch.allow_private);
     let mut interrupted = false;
     let mut failure = None;
     // A crawl keeps up to half its concurrency more domains leased than it runs, so that a
@@ -337,6 +350,16 @@ pub async fn crawl_work(
         let report = DomainReport::new(&crawled.status, ApplyStats::default());
         log_domain(&report);
         observer.domain_finished(&report);
+        let before = discovery.stats;
+        let source = target.domain().to_string();
+        discovery.crawled(&source, crawled.status.outcome);
+        let candidates = discovery.candidates(&source, &crawled.found.records);
+        if let Err(error) = discovery.add(store.frontier(), candidates).await {
+            tracing::warn!(%error, domain = %source, "cannot add the origins it names to the frontier");
+        }
+        if discovery.stats != before {
+            observer.discovered(&discovery.stats);
+        }
         // The frontier records how long the domain's host asked to be left alone beyond
         // what the crawl waits out (`Retry-After` over the cap), so that no crawl asks it
         // again sooner.
@@ -376,6 +399,16 @@ pub async fn crawl_work(
     let mut report = written??;
     if let Some(error) = failure {
         return Err(CrawlError::Store(error));
+    }
+    report.totals.discovered = discovery.stats.discovered;
+    report.totals.discovered_probed = discovery.stats.probed;
+    report.totals.discovered_publishing = discovery.stats.publishing;
+    if discovery.stats.over_budget > 0 {
+        tracing::info!(
+            left_out = discovery.stats.over_budget,
+            budget = config.discover_budget,
+            "the discovery budget was spent; further origins named were left out"
+        );
     }
     report.interrupted = interrupted;
     let (skipped, added) = leases.skipped();

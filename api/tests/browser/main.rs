@@ -51,9 +51,13 @@ fn write_evil_site(web: &Path) {
     .unwrap();
 }
 
-/// The directory served on a loopback port until dropped.
+/// The directory served on a loopback port until dropped, with its stores and the web it
+/// crawled (a test crawls again in place of a background crawl).
 struct Directory {
     addr: SocketAddr,
+    store: std::sync::Arc<store::Store>,
+    blobs: store::blobs::Blobs,
+    web: PathBuf,
     _dir: tempfile::TempDir,
     _shutdown: tokio::sync::oneshot::Sender<()>,
 }
@@ -65,6 +69,7 @@ async fn start_directory() -> Directory {
     write_evil_site(&web);
     let (store, blobs) = {
         let data = data.clone();
+        let web = web.clone();
         tokio::task::spawn_blocking(move || {
             let (store, blobs) = fixture::crawl_fixture_web(&data);
             // The hostile skill's name is refused by agent clients: the report says so.
@@ -88,6 +93,7 @@ async fn start_directory() -> Directory {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     // The public URL is the fixture's (`http://directory.test/`), as in the API tests.
+    let (kept_store, kept_blobs) = (std::sync::Arc::clone(&store), blobs.clone());
     let state = tokio::task::spawn_blocking(move || {
         let tokens = Tokens::from_list([fixture::TOKEN]);
         fixture::state_over(&data, store, blobs, tokens, ServeConfig::default())
@@ -100,6 +106,9 @@ async fn start_directory() -> Directory {
     }));
     Directory {
         addr,
+        store: kept_store,
+        blobs: kept_blobs,
+        web,
         _dir: dir,
         _shutdown: shutdown,
     }
@@ -294,7 +303,10 @@ async fn the_pages_in_a_real_browser() {
     // pass or panic.
     let scenarios = tokio::spawn({
         let client = client.clone();
-        async move { scenarios(&client, &base).await }
+        async move {
+            scenarios(&client, &base).await;
+            recrawl_now_shows_the_crawl_when_it_lands(&client, &base, &directory).await;
+        }
     })
     .await;
     let _ = client.close().await;
@@ -390,6 +402,68 @@ async fn a_flagged_skill_shows_its_findings(client: &Client, base: &str) {
         client,
         "the copies listed",
         "return document.getElementById('copies') !== null && document.querySelectorAll('#copies + p + ul a').length === 1",
+    )
+    .await;
+}
+
+/// "Recrawl now" on a publisher's page: the request is answered in the page, then, once a
+/// crawl of the site is stored (here the test crawls, in place of the background crawl), the
+/// page says what it found, without a reload. See: Publishers in the loop.
+async fn recrawl_now_shows_the_crawl_when_it_lands(
+    client: &Client,
+    base: &str,
+    directory: &Directory,
+) {
+    client
+        .goto(&format!("{base}/domains/evil.test"))
+        .await
+        .unwrap();
+    eval(client, "window.__notReloaded = true; return true").await;
+    client
+        .find(Locator::Css("form.recrawl button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(
+        client,
+        "the recrawl request answered",
+        "return document.getElementById('recrawl-status').textContent.includes('waiting for the crawl')",
+    )
+    .await;
+    let (store, blobs, web) = (
+        std::sync::Arc::clone(&directory.store),
+        directory.blobs.clone(),
+        directory.web.clone(),
+    );
+    tokio::task::spawn_blocking(move || {
+        fixture::crawl_report_into(&store, &blobs, &web, &["evil.test"], true);
+    })
+    .await
+    .unwrap();
+    until(
+        client,
+        "the crawl shown",
+        "return document.getElementById('recrawl-status').textContent.includes('Crawled just now: 1 skills')",
+    )
+    .await;
+    assert_eq!(
+        eval(client, "return window.__notReloaded === true").await,
+        Value::Bool(true)
+    );
+    // Asked again at once: the domain's budget says when to come back, in the page.
+    client
+        .find(Locator::Css("form.recrawl button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(
+        client,
+        "the budget's answer",
+        "return document.getElementById('recrawl-status').textContent.includes('retry in')",
     )
     .await;
 }

@@ -59,6 +59,7 @@
 pub mod archive;
 pub mod audit;
 pub mod diagnostic;
+pub mod discover;
 pub mod fingerprint;
 pub mod health;
 pub mod index;

@@ -94,6 +94,15 @@ pub struct Totals {
     pub requests: usize,
     /// Error entries, listed or omitted.
     pub errors: usize,
+    /// Origins named in what the crawl read that it added to the frontier as `discovered`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub discovered: usize,
+    /// Discovered domains this crawl went on to probe.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub discovered_probed: usize,
+    /// Probed discovered domains that publish skills (an index was read).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub discovered_publishing: usize,
 }
 
 /// The whole report.
