@@ -12,8 +12,6 @@ use url::Url;
 pub(crate) const DEFAULT_DATA_DIR: &str = "./data";
 /// The address `serve` and `demo` listen on by default.
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:8080";
-/// The fixture web `demo` serves by default.
-pub(crate) const DEFAULT_DEMO_WEB: &str = "seeds/web";
 /// Hits shown by `search` when `--limit` is not given.
 pub(crate) const DEFAULT_SEARCH_LIMIT: usize = indexer::DEFAULT_LIMIT;
 
@@ -80,8 +78,8 @@ pub(crate) enum Command {
     /// per line (`jsonl`); with --archive, one `.tar.gz`. Every export has a `manifest.json`.
     /// Built beside --out and renamed into place, so a failed export leaves nothing.
     Export(ExportArgs),
-    /// Shows skillscout on a machine with no internet: serves the bundled fixture web
-    /// (seeds/web) on loopback, crawls it, and serves the directory over it. Uses a fresh
+    /// Shows skillscout on a machine with no internet: serves the fixture web built into the
+    /// binary (the repository's seeds/web) on loopback, crawls it, and serves the directory over it. Uses a fresh
     /// temporary data directory unless --data is given.
     Demo(DemoArgs),
     /// Brings a PostgreSQL store (--store) to the schema this skillscout knows, applying the
@@ -604,9 +602,10 @@ pub(crate) struct DemoArgs {
     #[arg(long, default_value = DEFAULT_ADDR, value_name = "ADDR")]
     pub(crate) addr: SocketAddr,
 
-    /// The fixture web to serve: one folder per site, named by its host.
-    #[arg(long, default_value = DEFAULT_DEMO_WEB, value_name = "DIR")]
-    pub(crate) web: PathBuf,
+    /// The fixture web to serve: one folder per site, named by its host. Default: the small
+    /// web built into the binary (the repository's seeds/web).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) web: Option<PathBuf>,
 }
 
 /// Parses a duration such as `90s`, `30m`, `6h`, `1d` or `1h30m`.

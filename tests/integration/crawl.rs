@@ -471,3 +471,25 @@ async fn an_mcp_endpoint_is_validated_and_crawled() {
     assert_eq!(line["requests"], 5, "{report:#}");
     let _ = std::fs::remove_dir_all(&data);
 }
+
+/// See: The front door and the operator's kit (installs and runs anywhere). A crawl given
+/// nothing to crawl, in a directory with no frontier, says how to give it something.
+#[test]
+fn a_crawl_with_nothing_to_crawl_says_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = skillscout(dir.path(), &["crawl"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.contains("nothing to crawl"), "{message}");
+    assert!(
+        message.contains("the frontier of the data directory ./data is empty"),
+        "{message}"
+    );
+    assert!(
+        message.contains("skillscout crawl example.com"),
+        "{message}"
+    );
+    assert!(message.contains("--seeds FILE"), "{message}");
+    assert!(message.contains("skillscout seeds add FILE"), "{message}");
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+}
