@@ -446,9 +446,9 @@ impl FilterArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SearchArgs {
     /// What to look for: words and "quoted phrases" (several arguments are joined with
-    /// spaces; an empty query lists everything). Any text works, even bytes that are not
-    /// UTF-8 (they are read as U+FFFD).
-    #[arg(required = true, value_name = "QUERY")]
+    /// spaces). No query, or an empty one, lists everything the filters select. Any text
+    /// works, even bytes that are not UTF-8 (they are read as U+FFFD).
+    #[arg(value_name = "QUERY")]
     pub(crate) query: Vec<std::ffi::OsString>,
 
     /// Which skills.

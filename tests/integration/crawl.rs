@@ -248,6 +248,11 @@ fn a_crawl_that_cannot_run_exits_1_and_bad_usage_exits_2() {
         "{}",
         stderr(&bad_data)
     );
+    assert!(
+        stderr(&bad_data).contains("it is a file, not a directory"),
+        "{}",
+        stderr(&bad_data)
+    );
 
     let bad_flag = skillscout(
         &repo_root(),

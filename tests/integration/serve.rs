@@ -365,3 +365,27 @@ fn demo_runs_from_an_installed_binary_in_any_directory() {
         "the demo left {left:?} in its working directory"
     );
 }
+
+/// See: The front door and the operator's kit (mistakes get answers that point at the fix).
+/// A mistyped `--data` is not created and served as an empty directory.
+#[test]
+fn serve_refuses_a_data_directory_that_does_not_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = crate::util::skillscout(
+        dir.path(),
+        &["serve", "--data", "typo-dir", "--addr", "127.0.0.1:0"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let message = crate::util::stderr(&output);
+    assert!(
+        message
+            .contains("the data directory typo-dir does not exist, so there is nothing to serve"),
+        "{message}"
+    );
+    assert!(
+        message.contains("skillscout --data typo-dir crawl"),
+        "{message}"
+    );
+    assert!(message.contains("--crawl"), "{message}");
+    assert!(!dir.path().join("typo-dir").exists(), "nothing is created");
+}
