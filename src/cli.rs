@@ -320,9 +320,16 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY)]
     pub(crate) concurrency: usize,
 
-    /// Also fetches every file a legacy (v0.1) index lists, not only SKILL.md, so that the
-    /// directory can serve and export whole skills.
-    #[arg(long)]
+    /// Fetches only the SKILL.md of a legacy (v0.1) skill, not the other files its index
+    /// lists. By default they are fetched too, so that the directory serves, mirrors and
+    /// exports whole skills; without them a legacy skill with other files is not mirrored
+    /// nor served over MCP, and an export lists its files as missing.
+    #[arg(long, overrides_with = "prefetch_files")]
+    pub(crate) no_prefetch_files: bool,
+
+    /// Fetches every file a legacy (v0.1) index lists: the default, kept for scripts that
+    /// ask for it.
+    #[arg(long, hide = true, overrides_with = "no_prefetch_files")]
     pub(crate) prefetch_files: bool,
 
     /// Writes the JSON crawl report to FILE (`-` for stdout).
@@ -579,8 +586,16 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY)]
     pub(crate) concurrency: usize,
 
-    /// Also fetches every file a legacy (v0.1) index lists, so the directory can serve them.
-    #[arg(long)]
+    /// With --crawl: fetches only the SKILL.md of a legacy (v0.1) skill, not the other files its index
+    /// lists. By default they are fetched too, so that the directory serves, mirrors and
+    /// exports whole skills; without them a legacy skill with other files is not mirrored
+    /// nor served over MCP, and an export lists its files as missing.
+    #[arg(long, overrides_with = "prefetch_files")]
+    pub(crate) no_prefetch_files: bool,
+
+    /// Fetches every file a legacy (v0.1) index lists: the default, kept for scripts that
+    /// ask for it.
+    #[arg(long, hide = true, overrides_with = "no_prefetch_files")]
     pub(crate) prefetch_files: bool,
 
     /// Follows the crawl store's change log: brings the search index up to date this often,

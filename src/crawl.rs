@@ -85,7 +85,7 @@ pub(crate) fn run(
     let config = CrawlConfig {
         fetch,
         concurrency: args.concurrency,
-        prefetch_files: args.prefetch_files,
+        prefetch_files: args.prefetch_files || !args.no_prefetch_files,
         // Lines go to the report file as each domain is stored; the crawl keeps only sums.
         keep_report_lines: false,
     };

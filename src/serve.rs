@@ -46,7 +46,7 @@ pub(crate) fn run(
         let config = CrawlConfig {
             fetch: args.fetch.settings()?,
             concurrency: args.concurrency,
-            prefetch_files: args.prefetch_files,
+            prefetch_files: args.prefetch_files || !args.no_prefetch_files,
             // The server shows the sums; a crawl of many domains keeps no line.
             keep_report_lines: false,
         };
