@@ -19,8 +19,10 @@ use serde_json::{Map, Value};
 use store::{CachingHeaders, CrawlErrorEntry, Outcome, Totals};
 use time::OffsetDateTime;
 use url::Url;
+use utoipa::ToSchema;
 
 use crate::markup;
+use crate::openapi::schemas;
 use crate::progress::CrawlView;
 
 /// Returns a time as RFC 3339 text, as every JSON body and page writes times.
@@ -30,7 +32,7 @@ pub(crate) fn rfc3339(at: OffsetDateTime) -> String {
 }
 
 /// The `GET /v1/search` body (DESIGN.md §6); `skillscout search --json` prints it too.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SearchBody {
     pub(crate) query: String,
     pub(crate) total: u64,
@@ -52,15 +54,20 @@ impl From<SearchResults> for SearchBody {
 }
 
 /// One search hit.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct HitView {
+    #[schema(schema_with = schemas::skill_id)]
     id: SkillId,
+    #[schema(schema_with = schemas::domain)]
     domain: Domain,
+    #[schema(schema_with = schemas::slug)]
     name: Slug,
     title: String,
     description: String,
     capability_type: String,
+    #[schema(schema_with = schemas::access)]
     access: Access,
+    #[schema(schema_with = schemas::format)]
     format: Format,
     version: Option<String>,
     source_url: Url,
@@ -89,7 +96,7 @@ impl From<SearchHit> for HitView {
 }
 
 /// Facet counts per dimension.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct FacetsView {
     capability_type: Counts,
     access: Counts,
@@ -124,6 +131,14 @@ impl From<FacetCounts> for Counts {
     }
 }
 
+impl utoipa::PartialSchema for Counts {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        schemas::counts().into()
+    }
+}
+
+impl ToSchema for Counts {}
+
 impl Serialize for Counts {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
@@ -136,28 +151,39 @@ impl Serialize for Counts {
 
 /// The canonical record (DESIGN.md §2), as `GET /v1/skills/{domain}/{name}` and
 /// `/v1/changes` send it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct RecordView {
+    #[schema(schema_with = schemas::skill_id)]
     id: SkillId,
+    #[schema(schema_with = schemas::domain)]
     domain: Domain,
+    #[schema(schema_with = schemas::format)]
     format: Format,
+    #[schema(schema_with = schemas::slug)]
     name: Slug,
     title: String,
     description: String,
     capability_type: String,
+    #[schema(schema_with = schemas::access)]
     access: Access,
     version: Option<String>,
     source_url: Url,
     index_url: Url,
+    #[schema(schema_with = schemas::artifact)]
     artifact: Artifact,
+    #[schema(schema_with = schemas::optional_digest)]
     digest: Option<Digest>,
+    #[schema(schema_with = schemas::digest_status)]
     digest_status: DigestStatus,
+    /// The SKILL.md frontmatter, as published.
+    #[schema(schema_with = schemas::any_object)]
     frontmatter: Map<String, Value>,
     body: String,
     files: Vec<FileView>,
     tags: Vec<String>,
     license: Option<String>,
     diagnostics: Vec<DiagnosticView>,
+    #[schema(schema_with = schemas::verdict)]
     verdict: Verdict,
     #[serde(with = "time::serde::rfc3339")]
     first_seen: OffsetDateTime,
@@ -200,10 +226,11 @@ impl From<Skill> for RecordView {
 }
 
 /// One file of a record.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct FileView {
     path: String,
     size: Option<u64>,
+    #[schema(schema_with = schemas::optional_digest)]
     sha256: Option<Digest>,
 }
 
@@ -219,9 +246,11 @@ impl From<&FileEntry> for FileView {
 
 /// One diagnostic, of a record or of a domain. The record a domain's diagnostic concerns is
 /// used to hide it (see `access`), never sent.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct DiagnosticView {
+    #[schema(schema_with = schemas::severity)]
     pub(crate) severity: Severity,
+    #[schema(schema_with = schemas::code)]
     pub(crate) code: Code,
     pub(crate) message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -240,7 +269,7 @@ impl From<&Diagnostic> for DiagnosticView {
 }
 
 /// One error of a domain's crawl, in the crawl report's shape (DESIGN.md §5).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct CrawlErrorView {
     pub(crate) code: String,
     pub(crate) message: String,
@@ -258,15 +287,18 @@ impl From<&CrawlErrorEntry> for CrawlErrorView {
 }
 
 /// One domain in the `GET /v1/domains` list.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct DomainSummary {
     /// The domain.
+    #[schema(schema_with = schemas::domain)]
     pub(crate) domain: Domain,
     /// The origin crawled.
     pub(crate) origin: String,
     /// How its last crawl ended.
+    #[schema(schema_with = schemas::outcome)]
     pub(crate) outcome: Outcome,
     /// The formats it publishes.
+    #[schema(schema_with = schemas::formats)]
     pub(crate) formats: Vec<Format>,
     /// Skills the caller may see.
     pub(crate) skills: u64,
@@ -286,7 +318,7 @@ pub(crate) struct DomainSummary {
 }
 
 /// The `GET /v1/domains` body.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct DomainList {
     /// Domains in name order.
     pub(crate) domains: Vec<DomainSummary>,
@@ -297,17 +329,21 @@ pub(crate) struct DomainList {
 }
 
 /// The `GET /v1/domains/{domain}` body: the full status.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct DomainDetail {
     /// The domain.
+    #[schema(schema_with = schemas::domain)]
     pub(crate) domain: Domain,
     /// The origin crawled.
     pub(crate) origin: String,
     /// How its last crawl ended.
+    #[schema(schema_with = schemas::outcome)]
     pub(crate) outcome: Outcome,
     /// The formats it publishes.
+    #[schema(schema_with = schemas::formats)]
     pub(crate) formats: Vec<Format>,
     /// The index URLs read in its last crawl.
+    #[schema(value_type = Vec<String>, format = Uri)]
     pub(crate) indexes: Vec<Url>,
     /// Skills the caller may see.
     pub(crate) skills: u64,
@@ -327,6 +363,7 @@ pub(crate) struct DomainDetail {
     pub(crate) last_success: Option<OffsetDateTime>,
     /// What its index answers said about caching in its last crawl (`null` when no answer
     /// was fetched: a fresh entry of the crawler's cache says nothing new).
+    #[schema(schema_with = schemas::caching)]
     pub(crate) caching: Option<CachingHeaders>,
     /// True while a background crawl runs (this domain may be in it).
     pub(crate) crawling: bool,
@@ -339,10 +376,11 @@ pub(crate) struct DomainDetail {
 }
 
 /// A domain's row of the frontier, as `/v1/domains` and `/v1/domains/{domain}` show it.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
 pub(crate) struct FrontierView {
     /// `seed`, `submitted`, `discovered` or `imported` (how it got there; a delisted domain
     /// is never shown).
+    #[schema(schema_with = schemas::frontier_state)]
     pub(crate) state: Option<&'static str>,
     /// Where it came from, when that says more (the directory it was imported from).
     pub(crate) source: Option<String>,
@@ -370,7 +408,7 @@ impl From<Option<&store::FrontierEntry>> for FrontierView {
 
 /// The publisher health report, `{score, checks, clients}`: in `GET /v1/domains/{domain}` and,
 /// per origin, in `skillscout validate --json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct HealthView {
     score: u32,
     checks: Vec<CheckView>,
@@ -388,12 +426,13 @@ impl From<&Health> for HealthView {
 }
 
 /// One check of a health report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 struct CheckView {
     id: &'static str,
     name: &'static str,
     weight: u32,
     /// `pass`, `warn`, `fail`, `not_checked` or `not_applicable`.
+    #[schema(schema_with = schemas::check_status)]
     status: &'static str,
     detail: String,
     items: Vec<String>,
@@ -415,11 +454,12 @@ impl From<&Check> for CheckView {
 }
 
 /// What one agent client makes of the origin.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 struct ClientView {
     client: &'static str,
     name: &'static str,
     /// `all`, `some`, `none` or `not_applicable`.
+    #[schema(schema_with = schemas::client_verdict)]
     verdict: &'static str,
     summary: String,
     refused: Vec<RefusalView>,
@@ -438,7 +478,7 @@ impl From<&ClientReport> for ClientView {
 }
 
 /// One entry a client refuses.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 struct RefusalView {
     entry: String,
     reason: String,
@@ -457,7 +497,7 @@ impl From<&Refusal> for RefusalView {
 
 /// The sums of a finished crawl, as `/v1/domains` shows the last one (the crawl report's
 /// `totals`, DESIGN.md §5).
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, ToSchema)]
 pub(crate) struct TotalsView {
     pub(crate) domains: usize,
     pub(crate) skills: usize,
@@ -485,11 +525,13 @@ impl From<Totals> for TotalsView {
 }
 
 /// One entry of the `GET /v1/changes` log.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct ChangeView {
     /// The record's id.
+    #[schema(schema_with = schemas::skill_id)]
     pub(crate) id: SkillId,
     /// `upsert` or `delete`.
+    #[schema(schema_with = schemas::change_kind)]
     pub(crate) change: &'static str,
     /// When it changed: the record's `last_changed`, or when it was removed.
     #[serde(with = "time::serde::rfc3339")]
@@ -500,7 +542,7 @@ pub(crate) struct ChangeView {
 }
 
 /// The `GET /v1/changes` body.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct ChangesPage {
     /// Changes, oldest first.
     pub(crate) changes: Vec<ChangeView>,

@@ -8,6 +8,7 @@ mod health;
 mod hostile;
 mod leaks;
 mod mcp;
+mod openapi;
 mod rpc;
 mod serve;
 #[path = "../../../crawler/tests/it/server.rs"]
