@@ -12,8 +12,6 @@ use url::Url;
 pub(crate) const DEFAULT_DATA_DIR: &str = "./data";
 /// The address `serve` and `demo` listen on by default.
 pub(crate) const DEFAULT_ADDR: &str = "127.0.0.1:8080";
-/// The fixture web `demo` serves by default.
-pub(crate) const DEFAULT_DEMO_WEB: &str = "seeds/web";
 /// Hits shown by `search` when `--limit` is not given.
 pub(crate) const DEFAULT_SEARCH_LIMIT: usize = indexer::DEFAULT_LIMIT;
 
@@ -107,8 +105,8 @@ pub(crate) enum Command {
     /// per line (`jsonl`); with --archive, one `.tar.gz`. Every export has a `manifest.json`.
     /// Built beside --out and renamed into place, so a failed export leaves nothing.
     Export(ExportArgs),
-    /// Shows skillscout on a machine with no internet: serves the bundled fixture web
-    /// (seeds/web) on loopback, crawls it, and serves the directory over it. Uses a fresh
+    /// Shows skillscout on a machine with no internet: serves the fixture web built into the
+    /// binary (the repository's seeds/web) on loopback, crawls it, and serves the directory over it. Uses a fresh
     /// temporary data directory unless --data is given.
     Demo(DemoArgs),
     /// Brings a PostgreSQL store (--store) to the schema this skillscout knows, applying the
@@ -445,9 +443,25 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY, env = "SKILLSCOUT_CONCURRENCY")]
     pub(crate) concurrency: usize,
 
-    /// Also fetches every file a legacy (v0.1) index lists, not only SKILL.md, so that the
-    /// directory can serve and export whole skills.
-    #[arg(long, env = "SKILLSCOUT_PREFETCH_FILES")]
+    /// Fetches only the SKILL.md of a legacy (v0.1) skill, not the other files its index
+    /// lists. By default they are fetched too, so that the directory serves, mirrors and
+    /// exports whole skills; without them a legacy skill with other files is not mirrored
+    /// nor served over MCP, and an export lists its files as missing.
+    #[arg(
+        long,
+        overrides_with = "prefetch_files",
+        env = "SKILLSCOUT_NO_PREFETCH_FILES"
+    )]
+    pub(crate) no_prefetch_files: bool,
+
+    /// Fetches every file a legacy (v0.1) index lists: the default, kept for scripts that
+    /// ask for it.
+    #[arg(
+        long,
+        hide = true,
+        overrides_with = "no_prefetch_files",
+        env = "SKILLSCOUT_PREFETCH_FILES"
+    )]
     pub(crate) prefetch_files: bool,
 
     /// Discovery of other sites.
@@ -588,9 +602,9 @@ impl FilterArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SearchArgs {
     /// What to look for: words and "quoted phrases" (several arguments are joined with
-    /// spaces; an empty query lists everything). Any text works, even bytes that are not
-    /// UTF-8 (they are read as U+FFFD).
-    #[arg(required = true, value_name = "QUERY")]
+    /// spaces). No query, or an empty one, lists everything the filters select. Any text
+    /// works, even bytes that are not UTF-8 (they are read as U+FFFD).
+    #[arg(value_name = "QUERY")]
     pub(crate) query: Vec<std::ffi::OsString>,
 
     /// Which skills.
@@ -767,8 +781,25 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = crawl::DEFAULT_CONCURRENCY, env = "SKILLSCOUT_CONCURRENCY")]
     pub(crate) concurrency: usize,
 
-    /// Also fetches every file a legacy (v0.1) index lists, so the directory can serve them.
-    #[arg(long, env = "SKILLSCOUT_PREFETCH_FILES")]
+    /// With --crawl: fetches only the SKILL.md of a legacy (v0.1) skill, not the other files its index
+    /// lists. By default they are fetched too, so that the directory serves, mirrors and
+    /// exports whole skills; without them a legacy skill with other files is not mirrored
+    /// nor served over MCP, and an export lists its files as missing.
+    #[arg(
+        long,
+        overrides_with = "prefetch_files",
+        env = "SKILLSCOUT_NO_PREFETCH_FILES"
+    )]
+    pub(crate) no_prefetch_files: bool,
+
+    /// Fetches every file a legacy (v0.1) index lists: the default, kept for scripts that
+    /// ask for it.
+    #[arg(
+        long,
+        hide = true,
+        overrides_with = "no_prefetch_files",
+        env = "SKILLSCOUT_PREFETCH_FILES"
+    )]
     pub(crate) prefetch_files: bool,
 
     /// Discovery of other sites.
@@ -808,9 +839,10 @@ pub(crate) struct DemoArgs {
     #[arg(long, default_value = DEFAULT_ADDR, value_name = "ADDR")]
     pub(crate) addr: SocketAddr,
 
-    /// The fixture web to serve: one folder per site, named by its host.
-    #[arg(long, default_value = DEFAULT_DEMO_WEB, value_name = "DIR")]
-    pub(crate) web: PathBuf,
+    /// The fixture web to serve: one folder per site, named by its host. Default: the small
+    /// web built into the binary (the repository's seeds/web).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) web: Option<PathBuf>,
 }
 
 /// Parses a duration such as `90s`, `30m`, `6h`, `1d` or `1h30m`.

@@ -35,6 +35,7 @@ pub(crate) fn run(
     args: &CrawlArgs,
     bar: &ActiveBar,
 ) -> anyhow::Result<ExitStatus> {
+    let location = store;
     let fetch = args.fetch.settings()?;
     if args.concurrency == 0 {
         return Err(usage(anyhow::anyhow!("--concurrency must be at least 1")));
@@ -84,7 +85,7 @@ pub(crate) fn run(
     let config = CrawlConfig {
         fetch,
         concurrency: args.concurrency,
-        prefetch_files: args.prefetch_files,
+        prefetch_files: args.prefetch_files || !args.no_prefetch_files,
         // Lines go to the report file as each domain is stored; the crawl keeps only sums.
         keep_report_lines: false,
         audit: true,
@@ -112,8 +113,16 @@ pub(crate) fn run(
         .max_blocking_threads(MAX_BLOCKING_THREADS)
         .build()
         .context("cannot start the async runtime")?;
-    let started = Instant::now();
     let keep_running = feed.keep_running;
+    if !given && !keep_running {
+        // Nothing to crawl is said with what to do, not as a crawl of 0 domains.
+        if let Ok(counts) = runtime.block_on(store.frontier().counts())
+            && let Some(advice) = nothing_to_crawl(&counts, data, location)
+        {
+            return Err(usage(advice));
+        }
+    }
+    let started = Instant::now();
     let (crawled, stop) = runtime.block_on(async {
         let hosts = if given {
             command_line.len() + listed
@@ -198,6 +207,28 @@ pub(crate) fn run(
         return Ok(stop.exit_status());
     }
     Ok(ExitStatus::Success)
+}
+
+/// Returns what to do when a crawl given no targets finds an empty frontier, or `None` when it
+/// has domains (due now or later: a scheduled run that finds nothing due is not a mistake).
+fn nothing_to_crawl(
+    counts: &store::FrontierCounts,
+    data: &Path,
+    location: Option<&str>,
+) -> Option<anyhow::Error> {
+    if counts.total > 0 {
+        return None;
+    }
+    let store = match location {
+        Some(location) if !location.trim().is_empty() => "the store given by --store".to_owned(),
+        _ => format!("the data directory {}", data.display()),
+    };
+    Some(anyhow::anyhow!(
+        "nothing to crawl: no targets were given and the frontier of {store} is empty. Name \
+         sites to crawl (`skillscout crawl example.com`), a seed list (`skillscout crawl \
+         --seeds FILE`, one target per line), or add them to the frontier first (`skillscout \
+         seeds add FILE`); `skillscout demo` shows a crawl with no internet"
+    ))
 }
 
 /// Counts the lines of a file without keeping them (0 when it cannot be read: the crawl

@@ -1,31 +1,41 @@
-//! `skillscout demo`: the whole pipeline on one machine with no internet. The fixture web in
-//! `seeds/web` is served in-process on 127.0.0.1 (each folder a site, chosen by the `Host`
-//! header), crawled through `--resolve`-style overrides with no pause between requests, synced
+//! `skillscout demo`: the whole pipeline on one machine with no internet. The fixture web
+//! (built into the binary from `seeds/web`, or a folder given with `--web`) is served
+//! in-process on 127.0.0.1 (each folder a site, chosen by the `Host` header), crawled through `--resolve`-style overrides with no pause between requests, synced
 //! into the index, and served as a directory.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use api::{CrawlProgress, Tokens};
 use crawler::crawl::CrawlConfig;
 use crawler::fetch::guard::ResolveOverride;
 use formats::seeds::SeedTarget;
 
-use crate::cli::{DEFAULT_DEMO_WEB, DemoArgs};
+use crate::cli::DemoArgs;
 use crate::serve::{Directory, Shutdown, announce, bind, crawl_once, runtime};
-use crate::static_site;
-use crate::{ExitStatus, UsageResult, usage};
+use crate::static_site::{self, Web};
+use crate::{ExitStatus, usage};
 
 /// Runs `skillscout demo`; `data` is the data directory when one was given.
 pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitStatus> {
-    let web = locate_web(&args.web).usage()?;
-    let sites = static_site::site_names(&web)
-        .with_context(|| format!("cannot read the fixture web {}", web.display()))?;
+    let web = match &args.web {
+        Some(folder) => Web::Folder(folder.clone()),
+        None => Web::BuiltIn,
+    };
+    let sites = match web.site_names() {
+        Ok(sites) => sites,
+        Err(error) => {
+            return Err(usage(anyhow::Error::new(error).context(format!(
+                "cannot read the fixture web {web}: --web names a folder with one folder per \
+                 site (leave it out for the built-in web)"
+            ))));
+        }
+    };
     if sites.is_empty() {
         return Err(usage(anyhow::anyhow!(
-            "{} holds no site folder",
-            web.display()
+            "{web} holds no site folder (one folder per site, named by its host, such as \
+             example.test)"
         )));
     }
     let (data, _temporary) = match data {
@@ -41,11 +51,14 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
         let site_listener = bind("127.0.0.1:0".parse().context("a literal address")?).await?;
         let site_addr = site_listener.local_addr()?;
         tokio::spawn(
-            axum::serve(site_listener, static_site::router(web.clone(), sites.clone()))
-                .with_graceful_shutdown(shutdown.wait())
-                .into_future(),
+            axum::serve(
+                site_listener,
+                static_site::router(web.clone(), sites.clone()),
+            )
+            .with_graceful_shutdown(shutdown.wait())
+            .into_future(),
         );
-        tracing::info!(%site_addr, sites = sites.len(), web = %web.display(), "fixture web serving");
+        tracing::info!(%site_addr, sites = sites.len(), %web, "fixture web serving");
 
         let directory = Directory::open(&data, None, None).await?;
         let progress = CrawlProgress::default();
@@ -82,12 +95,8 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
         );
 
         let listener = bind(args.addr).await?;
-        let state = directory.state(
-            &listener,
-            None,
-            Tokens::none(),
-            api::ServeConfig::default(),
-        )?;
+        let state =
+            directory.state(&listener, None, Tokens::none(), api::ServeConfig::default())?;
         // The status page shows the demo crawl.
         state.progress().crawl_started(report.totals.domains);
         state.progress().crawl_finished(&report);
@@ -101,22 +110,6 @@ pub(crate) fn run(data: Option<&Path>, args: &DemoArgs) -> anyhow::Result<ExitSt
             .context("the server failed")?;
         Ok(ExitStatus::Success)
     })
-}
-
-/// Finds the fixture web: the given folder, or, for the default, the one in the source tree
-/// the binary was built from (so `demo` works from any directory of a checkout).
-fn locate_web(web: &Path) -> anyhow::Result<PathBuf> {
-    if web.is_dir() {
-        return Ok(web.to_owned());
-    }
-    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_DEMO_WEB);
-    if web == Path::new(DEFAULT_DEMO_WEB) && built_from.is_dir() {
-        return Ok(built_from);
-    }
-    bail!(
-        "cannot find the fixture web {}: run the demo from the repository root or pass --web DIR",
-        web.display()
-    )
 }
 
 /// A data directory that is removed when the demo ends.

@@ -80,7 +80,34 @@ pub(crate) fn run(
         manifest.summary
     )
     .context("cannot write to stdout")?;
+    if let Some(warning) = missing_files(&manifest.missing) {
+        tracing::warn!("{warning}");
+    }
     Ok(ExitStatus::Success)
+}
+
+/// Says, when files of exported skills are missing, how many, of which skills, why, and how to
+/// get them (the manifest lists each with its reason).
+fn missing_files(missing: &[api::export::Missing]) -> Option<String> {
+    let first = missing.first()?;
+    let skills: std::collections::BTreeSet<String> =
+        missing.iter().map(|file| file.id.to_string()).collect();
+    let mut named: Vec<&str> = skills.iter().map(String::as_str).take(3).collect();
+    if skills.len() > 3 {
+        named.push("…");
+    }
+    Some(format!(
+        "{} file{} of {} skill{} ({}) could not be exported; manifest.json lists each with why. \
+         The first: {}/{}: {}",
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" },
+        skills.len(),
+        if skills.len() == 1 { "" } else { "s" },
+        named.join(", "),
+        first.id,
+        first.path,
+        first.reason
+    ))
 }
 
 /// The progress bar: skills handled out of those selected.

@@ -123,6 +123,21 @@ pub(crate) fn print_error(error: &anyhow::Error) {
     }
 }
 
+/// Refuses a data directory that names something other than a directory (a file, say), with
+/// what to do; `source` says where the path came from. The command cannot run (exit 1, as
+/// for any bad data directory). A path that does not exist yet is each command's to judge
+/// (`crawl` creates it, `search` has nothing to search).
+fn check_data_dir(data: &Path, source: &str) -> anyhow::Result<()> {
+    match std::fs::metadata(data) {
+        Ok(metadata) if !metadata.is_dir() => Err(anyhow::anyhow!(
+            "cannot open the data directory {} ({source}): it is a file, not a directory; give \
+             --data (or SKILLSCOUT_DATA) a directory, such as a new one for a first crawl",
+            data.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn main() -> ExitCode {
     let (command, config_file) = match config::command() {
         Ok(loaded) => loaded,
@@ -158,7 +173,22 @@ fn main() -> ExitCode {
         LogFormat::Json => logs.json().init(),
     }
 
-    let result = match &cli.command {
+    let data_source = match matches.value_source("data") {
+        Some(ValueSource::EnvVariable) => "SKILLSCOUT_DATA",
+        Some(ValueSource::CommandLine) => "--data",
+        _ => "the default data directory",
+    };
+    let uses_data = match &cli.command {
+        Command::Validate(_) | Command::Migrate | Command::Config => false,
+        Command::Demo(_) => data_given,
+        _ => true,
+    };
+    let checked = if uses_data {
+        check_data_dir(&cli.data, data_source)
+    } else {
+        Ok(())
+    };
+    let result = checked.and_then(|()| match &cli.command {
         Command::Crawl(args) => semantic_model(cli.semantic_model.as_deref())
             .and_then(|model| crawl::run(&cli.data, cli.store.as_deref(), model, args, &bar)),
         Command::Validate(args) => validate::run(args),
@@ -187,7 +217,7 @@ fn main() -> ExitCode {
         Command::Restore(args) => semantic_model(cli.semantic_model.as_deref())
             .and_then(|model| backup::restore(&cli.data, model, args, &bar)),
         Command::Config => config::run(&command, config_file.as_ref(), &matches),
-    };
+    });
     match result {
         Ok(status) => status.into(),
         Err(error) => {

@@ -36,6 +36,7 @@ pub(crate) fn run(
     if args.max_in_flight == 0 {
         return Err(usage(anyhow::anyhow!("--max-in-flight must be at least 1")));
     }
+    check_something_to_serve(data, location, args.crawl)?;
     // One set of fetch settings, so that the background crawl and the key reads share the
     // hosts' turns.
     let fetch = args.fetch.settings()?;
@@ -50,7 +51,7 @@ pub(crate) fn run(
         let config = CrawlConfig {
             fetch: fetch.clone(),
             concurrency: args.concurrency,
-            prefetch_files: args.prefetch_files,
+            prefetch_files: args.prefetch_files || !args.no_prefetch_files,
             // The server shows the sums; a crawl of many domains keeps no line.
             keep_report_lines: false,
             audit: true,
@@ -163,6 +164,37 @@ pub(crate) fn run(
         tracing::info!("server stopped");
         Ok(ExitStatus::Success)
     })
+}
+
+/// Refuses to serve an embedded store's data directory that does not exist (a mistyped
+/// `--data` would otherwise be created empty and served as a directory of nothing), unless
+/// `--crawl` is to fill it (the command cannot run: exit 1); warns when it exists but holds no crawl yet.
+fn check_something_to_serve(
+    data: &Path,
+    location: Option<&str>,
+    crawl: bool,
+) -> anyhow::Result<()> {
+    let embedded = location.is_none_or(|location| location.trim().is_empty());
+    if !embedded || crawl {
+        return Ok(());
+    }
+    if !data.exists() {
+        return Err(anyhow::anyhow!(
+            "the data directory {} does not exist, so there is nothing to serve: check the \
+             path given to --data (or SKILLSCOUT_DATA), crawl into it first (`skillscout --data \
+             {} crawl example.com`), or serve with --crawl to crawl as it serves",
+            data.display(),
+            data.display()
+        ));
+    }
+    if !data.join(store::STORE_FILE).exists() {
+        tracing::warn!(
+            data = %data.display(),
+            "the data directory holds no crawl yet: the directory is empty until something is \
+             crawled into it (`skillscout crawl`, or serve with --crawl)"
+        );
+    }
+    Ok(())
 }
 
 /// Returns the runtime the server runs on.

@@ -1,8 +1,10 @@
-//! A small static web server for the demo: answers `GET` requests for the sites in a fixture
-//! folder, choosing the site by the `Host` header (`<root>/<host>/<path>`), as if each folder
-//! were a web site of its own. Only hosts that have a folder are served, paths cannot leave
+//! A small static web server for the demo: answers `GET` requests for the sites of a fixture
+//! web, choosing the site by the `Host` header (`<root>/<host>/<path>`), as if each folder
+//! were a web site of its own. The web is a folder on disk or the one built into the binary
+//! (`seeds/web`, see `build.rs`). Only hosts that have a folder are served, paths cannot leave
 //! their site's folder, and nothing but regular files is read.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -12,8 +14,75 @@ use axum::http::header::{CONTENT_TYPE, HOST};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
+mod built_in {
+    include!(concat!(env!("OUT_DIR"), "/demo_web.rs"));
+}
+
+/// A fixture web: one folder per site, named by its host.
+#[derive(Debug, Clone)]
+pub(crate) enum Web {
+    /// A folder on disk.
+    Folder(PathBuf),
+    /// The web built into the binary (the repository's `seeds/web`).
+    BuiltIn,
+}
+
+impl std::fmt::Display for Web {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Web::Folder(root) => write!(f, "{}", root.display()),
+            Web::BuiltIn => f.write_str("the built-in fixture web"),
+        }
+    }
+}
+
+impl Web {
+    /// Returns the site names (folder names that are host names), sorted.
+    pub(crate) fn site_names(&self) -> std::io::Result<Vec<String>> {
+        match self {
+            Web::Folder(root) => site_names(root),
+            Web::BuiltIn => {
+                let mut names: Vec<String> = built_in::FILES
+                    .iter()
+                    .filter_map(|(path, _)| path.split_once('/').map(|(site, _)| site))
+                    .filter(|site| site.parse::<formats::Domain>().is_ok())
+                    .map(str::to_owned)
+                    .collect();
+                names.dedup();
+                Ok(names)
+            }
+        }
+    }
+
+    /// Reads the file at `segments` (decoded, checked path segments) of `site`; `None` when
+    /// there is no such regular file.
+    fn read(&self, site: &str, segments: &[String]) -> Option<Cow<'static, [u8]>> {
+        match self {
+            Web::Folder(root) => {
+                let mut file = root.join(site);
+                file.extend(segments);
+                let metadata = std::fs::symlink_metadata(&file).ok()?;
+                if !metadata.is_file() {
+                    return None;
+                }
+                std::fs::read(&file).ok().map(Cow::Owned)
+            }
+            Web::BuiltIn => {
+                let path = std::iter::once(site)
+                    .chain(segments.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join("/");
+                built_in::FILES
+                    .binary_search_by(|(name, _)| (*name).cmp(path.as_str()))
+                    .ok()
+                    .map(|found| Cow::Borrowed(built_in::FILES[found].1))
+            }
+        }
+    }
+}
+
 /// Returns the site names (folder names that are host names) under `root`, sorted.
-pub(crate) fn site_names(root: &Path) -> std::io::Result<Vec<String>> {
+fn site_names(root: &Path) -> std::io::Result<Vec<String>> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(root)? {
         let entry = entry?;
@@ -31,18 +100,18 @@ pub(crate) fn site_names(root: &Path) -> std::io::Result<Vec<String>> {
     Ok(names)
 }
 
-/// The sites served: the root folder and the names of its site folders.
+/// The sites served: the web and the names of its sites.
 #[derive(Debug)]
 struct Sites {
-    root: PathBuf,
+    web: Web,
     names: Vec<String>,
 }
 
-/// Returns a router that serves `sites` (folder names from [`site_names`]) under `root`.
-pub(crate) fn router(root: PathBuf, sites: Vec<String>) -> Router {
+/// Returns a router that serves `sites` (names from [`Web::site_names`]) of `web`.
+pub(crate) fn router(web: Web, sites: Vec<String>) -> Router {
     Router::new()
         .fallback(serve_file)
-        .with_state(Arc::new(Sites { root, names: sites }))
+        .with_state(Arc::new(Sites { web, names: sites }))
 }
 
 async fn serve_file(
@@ -54,49 +123,43 @@ async fn serve_file(
     if method != Method::GET && method != Method::HEAD {
         return StatusCode::METHOD_NOT_ALLOWED.into_response();
     }
-    let Some(file) = locate(&sites, &headers, &uri) else {
+    let Some((site, segments)) = locate(&sites, &headers, &uri) else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let read = tokio::task::spawn_blocking(move || {
-        let metadata = std::fs::symlink_metadata(&file).ok()?;
-        if !metadata.is_file() {
-            return None;
-        }
-        std::fs::read(&file)
-            .ok()
-            .map(|bytes| (bytes, content_type(&file)))
-    })
-    .await
-    .ok()
-    .flatten();
+    let content_type = content_type(segments.last().map_or("", String::as_str));
+    let read = tokio::task::spawn_blocking(move || sites.web.read(&site, &segments))
+        .await
+        .ok()
+        .flatten();
     match read {
-        Some((bytes, content_type)) => (
+        Some(bytes) => (
             [(CONTENT_TYPE, HeaderValue::from_static(content_type))],
-            bytes,
+            bytes.into_owned(),
         )
             .into_response(),
         None => StatusCode::NOT_FOUND.into_response(),
     }
 }
 
-/// Maps a request to a file below `root/<host>/`, or `None` when it names none. Only the
-/// listed site names are hosts: a `Host` header is never turned into a path by itself.
-fn locate(sites: &Sites, headers: &HeaderMap, uri: &Uri) -> Option<PathBuf> {
+/// Maps a request to a site and the path segments of a file below it, or `None` when it
+/// names none. Only the listed site names are hosts: a `Host` header is never turned into a
+/// path by itself, and no segment can leave the site's folder.
+fn locate(sites: &Sites, headers: &HeaderMap, uri: &Uri) -> Option<(String, Vec<String>)> {
     let host = headers.get(HOST)?.to_str().ok()?;
     let host = host
         .rsplit_once(':')
         .map_or(host, |(name, _)| name)
         .to_ascii_lowercase();
     let site = sites.names.iter().find(|name| **name == host)?;
-    let mut file = sites.root.join(site);
+    let mut segments = Vec::new();
     for segment in uri.path().split('/').filter(|segment| !segment.is_empty()) {
         let decoded = percent_decode(segment)?;
         if decoded == "." || decoded == ".." || decoded.contains(['/', '\\', '\0']) {
             return None;
         }
-        file.push(decoded);
+        segments.push(decoded);
     }
-    Some(file)
+    Some((site.clone(), segments))
 }
 
 /// Decodes `%XX` escapes (a `%` not followed by two hex digits stays as it is); `None` when
@@ -108,9 +171,9 @@ fn percent_decode(segment: &str) -> Option<String> {
         .map(|decoded| decoded.into_owned())
 }
 
-fn content_type(path: &Path) -> &'static str {
-    let name = path.to_string_lossy();
-    if name.ends_with(".json") || name.ends_with("/skill-sharing") {
+/// The media type of a file, by its name.
+fn content_type(name: &str) -> &'static str {
+    if name.ends_with(".json") || name == "skill-sharing" {
         "application/json"
     } else if name.ends_with(".md") {
         "text/markdown; charset=utf-8"
@@ -127,42 +190,77 @@ fn content_type(path: &Path) -> &'static str {
 mod tests {
     use super::*;
 
-    fn locate_in(root: &Path, host: &str, path: &str) -> Option<PathBuf> {
+    fn repository_web() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("seeds/web")
+    }
+
+    fn locate_in(web: Web, host: &str, path: &str) -> Option<(String, Vec<String>)> {
         let mut headers = HeaderMap::new();
         headers.insert(HOST, HeaderValue::from_str(host).unwrap());
         let sites = Sites {
-            root: root.to_owned(),
-            names: site_names(root).unwrap(),
+            names: web.site_names().unwrap(),
+            web,
         };
         locate(&sites, &headers, &path.parse().unwrap())
     }
 
     #[test]
     fn requests_map_to_files_of_their_site_only() {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("seeds/web");
-        let index = locate_in(
-            &root,
-            "pdfworks.test:8080",
-            "/.well-known/agent-skills/index.json",
-        );
-        assert_eq!(
-            index,
-            Some(root.join("pdfworks.test/.well-known/agent-skills/index.json"))
-        );
-        assert!(locate_in(&root, "unknown.test", "/").is_none());
-        assert!(locate_in(&root, "pdfworks.test", "/../services.test/x").is_none());
-        assert!(locate_in(&root, "pdfworks.test", "/%2e%2e/services.test").is_none());
-        assert!(locate_in(&root, "pdfworks.test", "/a%2Fb").is_none());
-        assert!(locate_in(&root, "..", "/").is_none());
-        assert!(locate_in(&root, "..:80", "/pdfworks.test").is_none());
-        assert_eq!(
-            site_names(&root).unwrap(),
-            [
-                "legacy-tools.test",
-                "pdfworks.test",
-                "services.test",
-                "sloppy.test"
-            ]
-        );
+        for web in [Web::Folder(repository_web()), Web::BuiltIn] {
+            let (site, segments) = locate_in(
+                web.clone(),
+                "pdfworks.test:8080",
+                "/.well-known/agent-skills/index.json",
+            )
+            .unwrap();
+            assert_eq!(site, "pdfworks.test");
+            assert_eq!(segments, [".well-known", "agent-skills", "index.json"]);
+            assert!(web.read(&site, &segments).is_some(), "{web}");
+            assert!(locate_in(web.clone(), "unknown.test", "/").is_none());
+            assert!(locate_in(web.clone(), "pdfworks.test", "/../services.test/x").is_none());
+            assert!(locate_in(web.clone(), "pdfworks.test", "/%2e%2e/services.test").is_none());
+            assert!(locate_in(web.clone(), "pdfworks.test", "/a%2Fb").is_none());
+            assert!(locate_in(web.clone(), "..", "/").is_none());
+            assert!(locate_in(web.clone(), "..:80", "/pdfworks.test").is_none());
+            // A folder is not a file.
+            assert!(
+                web.read("pdfworks.test", &[".well-known".to_owned()])
+                    .is_none()
+            );
+            assert_eq!(
+                web.site_names().unwrap(),
+                [
+                    "legacy-tools.test",
+                    "pdfworks.test",
+                    "services.test",
+                    "sloppy.test"
+                ]
+            );
+        }
+    }
+
+    /// The built-in web is the repository's `seeds/web`, file for file and byte for byte.
+    #[test]
+    fn the_built_in_web_is_the_repository_s() {
+        fn walk(root: &Path, dir: &Path, files: &mut Vec<(String, Vec<u8>)>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(root, &path, files);
+                } else {
+                    let relative = path.strip_prefix(root).unwrap().to_str().unwrap();
+                    files.push((relative.replace('\\', "/"), std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        let root = repository_web();
+        let mut on_disk = Vec::new();
+        walk(&root, &root, &mut on_disk);
+        on_disk.sort();
+        let built_in: Vec<(String, Vec<u8>)> = built_in::FILES
+            .iter()
+            .map(|(path, bytes)| ((*path).to_owned(), bytes.to_vec()))
+            .collect();
+        assert_eq!(built_in, on_disk);
     }
 }

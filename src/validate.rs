@@ -23,7 +23,7 @@ use time::OffsetDateTime;
 
 use crate::cli::{FetchArgs, ValidateArgs};
 use crate::terminal::safe;
-use crate::{ExitStatus, UsageResult};
+use crate::{ExitStatus, UsageResult, usage};
 
 /// Runs `skillscout validate`.
 pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
@@ -36,6 +36,14 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
             continue;
         }
         let path = Path::new(raw);
+        if !path.exists()
+            && let Some(origin) = meant_origin(raw)
+        {
+            return Err(usage(anyhow::anyhow!(
+                "cannot validate {raw}: there is no file or folder of that name here; to \
+                 validate a site, give its URL: `skillscout validate {origin}`"
+            )));
+        }
         let mut found = local::check(path, seen_at)
             .with_context(|| format!("cannot validate {}", path.display()))
             .usage()?;
@@ -54,7 +62,10 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
     } else {
         VerdictKind::Strict
     };
-    let report = Report::new(&checked, verdict);
+    let advice = Advice {
+        allow_private: args.fetch.allow_private,
+    };
+    let report = Report::new(&checked, verdict, advice);
     let output = if args.json {
         let mut json = serde_json::to_string_pretty(&report).context("cannot encode the report")?;
         json.push('\n');
@@ -70,6 +81,77 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Failure
     })
+}
+
+/// Returns the origin `raw` likely names when it reads as a host name (`obra.test`,
+/// `example.com:8443`) rather than a path: no `/`, and a dot inside a valid domain.
+fn meant_origin(raw: &str) -> Option<String> {
+    if raw.contains(['/', '\\']) || !raw.contains('.') {
+        return None;
+    }
+    let host = raw.rsplit_once(':').map_or(raw, |(host, port)| {
+        if port.parse::<u16>().is_ok() {
+            host
+        } else {
+            raw
+        }
+    });
+    // A file name such as `SKILL.md` or `index.json` is not taken for a host.
+    let last = host.rsplit('.').next().unwrap_or_default();
+    if matches!(
+        last.to_ascii_lowercase().as_str(),
+        "md" | "json" | "zip" | "gz" | "tgz" | "tar" | "txt" | "yaml" | "yml"
+    ) {
+        return None;
+    }
+    let origin = format!("https://{raw}");
+    SeedTarget::parse(&origin).ok().map(|_| origin)
+}
+
+/// How to advise on a diagnostic in this run: the fix printed after `help:` and given as
+/// `help` in `--json`.
+#[derive(Debug, Clone, Copy)]
+struct Advice {
+    /// Whether `--allow-private` was given.
+    allow_private: bool,
+}
+
+impl Advice {
+    /// The fix for `diagnostic`: its code's hint, except where what `validate` can do differs
+    /// from what the directory does.
+    fn help(self, diagnostic: &Diagnostic) -> &'static str {
+        match diagnostic.code {
+            // The directory never fetches a private address; a publisher checking a server
+            // on their own machine before publishing can have validate fetch it.
+            Code::RefusedDestination if !self.allow_private => {
+                "the directory only fetches public addresses: publish the skills at a public \
+                 address to be listed. To check a server on this machine or network before \
+                 publishing, run validate again with --allow-private"
+            }
+            code => code.hint(),
+        }
+    }
+}
+
+/// A diagnostic as `validate --json` gives it: with the fix the terminal prints.
+#[derive(Debug, Serialize)]
+struct DiagnosticReport<'a> {
+    #[serde(flatten)]
+    diagnostic: &'a Diagnostic,
+    /// What to do about it.
+    help: &'static str,
+}
+
+impl<'a> DiagnosticReport<'a> {
+    fn all(diagnostics: &'a [Diagnostic], advice: Advice) -> Vec<DiagnosticReport<'a>> {
+        diagnostics
+            .iter()
+            .map(|diagnostic| DiagnosticReport {
+                diagnostic,
+                help: advice.help(diagnostic),
+            })
+            .collect()
+    }
 }
 
 /// Crawls each origin once, politely and without storing anything, and returns what was
@@ -152,7 +234,7 @@ struct IndexReport<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     version: Option<formats::index::IndexVersion>,
     passes: bool,
-    diagnostics: &'a [Diagnostic],
+    diagnostics: Vec<DiagnosticReport<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -164,7 +246,7 @@ struct SkillReport<'a> {
     /// The directory's verdict, which `passes` follows.
     verdict: Verdict,
     passes: Passes,
-    diagnostics: &'a [Diagnostic],
+    diagnostics: Vec<DiagnosticReport<'a>>,
     /// What the static safety audit makes of the skill's files; it does not decide `passes`.
     risk: Risk,
     findings: &'a [Finding],
@@ -192,7 +274,7 @@ struct Summary {
 }
 
 impl<'a> Report<'a> {
-    fn new(checked: &'a Checked, verdict: VerdictKind) -> Report<'a> {
+    fn new(checked: &'a Checked, verdict: VerdictKind, advice: Advice) -> Report<'a> {
         let mut summary = Summary::default();
         let mut count = |diagnostics: &[Diagnostic]| {
             for diagnostic in diagnostics {
@@ -222,7 +304,7 @@ impl<'a> Report<'a> {
                     format: index.format.as_str(),
                     version: index.version,
                     passes: passes(&index.diagnostics, verdict) && passes(&entries, verdict),
-                    diagnostics: &index.diagnostics,
+                    diagnostics: DiagnosticReport::all(&index.diagnostics, advice),
                 }
             })
             .collect();
@@ -241,7 +323,7 @@ impl<'a> Report<'a> {
                         strict: judged.passes(VerdictKind::Strict),
                         lenient: judged.passes(VerdictKind::Lenient),
                     },
-                    diagnostics: &skill.diagnostics,
+                    diagnostics: DiagnosticReport::all(&skill.diagnostics, advice),
                     risk: skill.risk,
                     findings: &skill.findings,
                 }
@@ -316,7 +398,7 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
             safe(&index.path.display().to_string()),
             index.format
         );
-        hidden_notes += render_diagnostics(&mut out, index.diagnostics, verdict, verbose);
+        hidden_notes += render_diagnostics(&mut out, &index.diagnostics, verdict, verbose);
     }
     for skill in &report.skills {
         let (passed, other_name, other) = match verdict {
@@ -335,7 +417,7 @@ fn render(report: &Report<'_>, verbose: bool) -> String {
             safe(skill.label),
             safe(&skill.path.display().to_string())
         );
-        hidden_notes += render_diagnostics(&mut out, skill.diagnostics, verdict, verbose);
+        hidden_notes += render_diagnostics(&mut out, &skill.diagnostics, verdict, verbose);
         hidden_findings += render_findings(&mut out, skill.findings, verbose);
     }
     for origin in &report.origins {
@@ -415,14 +497,15 @@ fn render_findings(out: &mut String, findings: &[Finding], verbose: bool) -> usi
 /// notes were left out.
 fn render_diagnostics(
     out: &mut String,
-    diagnostics: &[Diagnostic],
+    diagnostics: &[DiagnosticReport<'_>],
     verdict: VerdictKind,
     verbose: bool,
 ) -> usize {
     let mut hidden = 0;
-    let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
-    sorted.sort_by_key(|diagnostic| std::cmp::Reverse(diagnostic.severity_for(verdict)));
-    for diagnostic in sorted {
+    let mut sorted: Vec<&DiagnosticReport<'_>> = diagnostics.iter().collect();
+    sorted.sort_by_key(|report| std::cmp::Reverse(report.diagnostic.severity_for(verdict)));
+    for report in sorted {
+        let diagnostic = report.diagnostic;
         let severity = diagnostic.severity_for(verdict);
         if severity == Severity::Info && !verbose {
             hidden += 1;
@@ -440,7 +523,7 @@ fn render_diagnostics(
             safe(&diagnostic.message)
         );
         if severity > Severity::Info {
-            let _ = writeln!(out, "       help: {}", diagnostic.code.hint());
+            let _ = writeln!(out, "       help: {}", report.help);
         }
     }
     hidden

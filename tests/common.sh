@@ -20,15 +20,18 @@ install_node_tools() {
 }
 
 # Starts a command in the background and waits for a line with an http:// address on its
-# stdout; prints the address. NAME names its output files in $scratch.
+# stdout; sets `started_url` to the address. NAME names its output files in $scratch. Called
+# in the test's own shell, never in `$(…)`: a subshell would record the pid in its own copy of
+# `pids`, and the cleanup would never stop the process.
 start() {
   local out=$scratch/$1.out
   shift
   "$@" >"$out" 2>"$scratch/$(basename "$out" .out).err" &
   pids+=($!)
+  started_url=
   for _ in $(seq 1 300); do
     if grep -qo 'http://127\.0\.0\.1:[0-9]*' "$out" 2>/dev/null; then
-      grep -o 'http://127\.0\.0\.1:[0-9]*' "$out" | tail -n 1
+      started_url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$out" | tail -n 1)
       return
     fi
     sleep 0.1
@@ -36,4 +39,12 @@ start() {
   echo "error: $* did not start" >&2
   cat "$scratch/$(basename "$out" .out).err" >&2
   exit 1
+}
+
+# Stops the processes `start` started and waits for them, so that none outlives the test.
+stop_started() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
 }

@@ -22,7 +22,7 @@ inspector_version=2.12.0
 scratch=$(mktemp -d)
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  stop_started
   rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -42,12 +42,13 @@ skillscout=$repo/target/debug/skillscout
 data=$scratch/data
 
 # Crawl the fixture web once (demo serves it on loopback), then stop.
-start demo "$skillscout" demo --data "$data" --addr 127.0.0.1:0 >/dev/null
+start demo "$skillscout" demo --data "$data" --addr 127.0.0.1:0
 kill "${pids[-1]}"
 wait "${pids[-1]}" 2>/dev/null || true
 
 echo "inspector-token-1" >"$scratch/tokens.txt"
-url=$(start serve "$skillscout" serve --data "$data" --addr 127.0.0.1:0 --token-file "$scratch/tokens.txt")
+start serve "$skillscout" serve --data "$data" --addr 127.0.0.1:0 --token-file "$scratch/tokens.txt"
+url=$started_url
 mcp=$url/mcp
 
 inspect() {

@@ -17,7 +17,7 @@ repo=$PWD
 scratch=$(mktemp -d)
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  stop_started
   rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -38,7 +38,7 @@ skillscout=$repo/target/debug/skillscout
 data=$scratch/data
 
 # Crawl the fixture web once (demo serves it on loopback), then stop.
-start demo "$skillscout" demo --data "$data" --addr 127.0.0.1:0 >/dev/null
+start demo "$skillscout" demo --data "$data" --addr 127.0.0.1:0
 kill "${pids[-1]}"
 wait "${pids[-1]}" 2>/dev/null || true
 
@@ -67,10 +67,12 @@ const server = createServer(async (request, response) => {
 });
 server.listen(0, "127.0.0.1", () => console.log(`serving http://127.0.0.1:${server.address().port}`));
 JS
-static_url=$(start static node "$scratch/static.mjs" "$scratch/web/pdfworks.test")
+start static node "$scratch/static.mjs" "$scratch/web/pdfworks.test"
+static_url=$started_url
 
 # (b) the directory's mirror.
-directory_url=$(start serve "$skillscout" serve --data "$data" --addr 127.0.0.1:0)
+start serve "$skillscout" serve --data "$data" --addr 127.0.0.1:0
+directory_url=$started_url
 
 failures=0
 # Lists the skills at $1, installs $2 into a fresh project, and compares the installed files

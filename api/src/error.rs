@@ -161,15 +161,18 @@ pub(crate) fn shorten(text: &str, max: usize) -> String {
     }
 }
 
-/// The JSON body of every error.
-#[derive(Debug, Serialize)]
-struct ErrorBody<'a> {
-    error: ErrorDetail<'a>,
+/// The JSON body of every error: `{"error": {"code", "message"}}`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(crate) struct ErrorBody {
+    error: ErrorDetail,
 }
 
-#[derive(Debug, Serialize)]
-struct ErrorDetail<'a> {
-    code: &'a str,
+/// What went wrong.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(crate) struct ErrorDetail {
+    /// A stable snake_case code, such as `invalid_parameter` or `not_found`.
+    code: &'static str,
+    /// What went wrong, for people.
     message: String,
 }
 

@@ -60,6 +60,12 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use sink::{DirSink, Target, publish_atomically};
 
+/// Why a file listed by a legacy (v0.1) index is missing when its bytes were never fetched,
+/// and how to get them.
+const NEVER_FETCHED: &str = "it was never fetched: the crawl kept only the SKILL.md of this \
+    legacy (v0.1) skill (crawled with --no-prefetch-files, or the file is past the prefetch \
+    limits); crawl its domain again without --no-prefetch-files to fetch it";
+
 /// The file of the `jsonl` layout.
 pub const JSONL_FILE: &str = "skills.jsonl";
 /// The SKILL.md file name.
@@ -487,7 +493,7 @@ impl Writer<'_> {
                     None => return Ok(Err("it was never fetched".to_owned())),
                 }
             }
-            None => return Ok(Err("it was never fetched".to_owned())),
+            None => return Ok(Err(NEVER_FETCHED.to_owned())),
         };
         match self.directory.blob(&digest)? {
             Some(bytes) => Ok(Ok(bytes)),
@@ -614,7 +620,13 @@ impl Writer<'_> {
                 }
             };
             for path in &published.missing {
-                self.missing(id, path, "the directory does not hold its bytes".to_owned());
+                let fetched = skill.file(path).is_some_and(|file| file.sha256.is_some());
+                let why = if fetched {
+                    "the directory does not hold its bytes"
+                } else {
+                    NEVER_FETCHED
+                };
+                self.missing(id, path, why.to_owned());
             }
             let path = format!("{}/{}/{}", id.domain(), well_known::BASE, published.path);
             self.put(sink, &path, &published.bytes)?;

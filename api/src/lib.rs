@@ -64,6 +64,7 @@ mod intake;
 mod markup;
 mod mcp;
 mod metrics;
+mod openapi;
 mod progress;
 mod ratelimit;
 mod router;

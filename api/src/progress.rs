@@ -57,7 +57,7 @@ pub(crate) struct Counters {
 }
 
 /// One crawl run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub(crate) struct Run {
     /// When it started.
     #[serde(with = "time::serde::rfc3339")]
@@ -80,7 +80,7 @@ pub(crate) struct Run {
 }
 
 /// What `/v1/domains` says about crawling.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub(crate) struct CrawlView {
     /// True when this server crawls in the background.
     pub(crate) enabled: bool,

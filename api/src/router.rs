@@ -55,6 +55,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/skills", get(sharing::registry))
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(health::metrics))
+        .route("/openapi.json", get(crate::openapi::openapi_json))
         .route("/", get(web::home))
         .route("/search", get(web::search_redirect))
         .route("/skill/{domain}/{name}", get(web::skill))

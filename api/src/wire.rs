@@ -22,8 +22,10 @@ use serde_json::{Map, Value};
 use store::{CachingHeaders, CrawlErrorEntry, Outcome, Totals};
 use time::OffsetDateTime;
 use url::Url;
+use utoipa::ToSchema;
 
 use crate::markup;
+use crate::openapi::schemas;
 use crate::progress::CrawlView;
 
 /// Returns a time as RFC 3339 text, as every JSON body and page writes times.
@@ -33,7 +35,7 @@ pub(crate) fn rfc3339(at: OffsetDateTime) -> String {
 }
 
 /// The `GET /v1/search` body (docs/api.md); `skillscout search --json` prints it too.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SearchBody {
     pub(crate) query: String,
     pub(crate) total: u64,
@@ -55,15 +57,20 @@ impl From<SearchResults> for SearchBody {
 }
 
 /// One search hit.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct HitView {
+    #[schema(schema_with = schemas::skill_id)]
     id: SkillId,
+    #[schema(schema_with = schemas::domain)]
     domain: Domain,
+    #[schema(schema_with = schemas::slug)]
     name: Slug,
     title: String,
     description: String,
     capability_type: String,
+    #[schema(schema_with = schemas::access)]
     access: Access,
+    #[schema(schema_with = schemas::format)]
     format: Format,
     version: Option<String>,
     source_url: Url,
@@ -96,7 +103,7 @@ impl From<SearchHit> for HitView {
 }
 
 /// Facet counts per dimension.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct FacetsView {
     capability_type: Counts,
     access: Counts,
@@ -133,6 +140,14 @@ impl From<FacetCounts> for Counts {
     }
 }
 
+impl utoipa::PartialSchema for Counts {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        schemas::counts().into()
+    }
+}
+
+impl ToSchema for Counts {}
+
 impl Serialize for Counts {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
@@ -145,34 +160,48 @@ impl Serialize for Counts {
 
 /// The canonical record (docs/record.md), as `GET /v1/skills/{domain}/{name}` and
 /// `/v1/changes` send it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct RecordView {
+    #[schema(schema_with = schemas::skill_id)]
     id: SkillId,
+    #[schema(schema_with = schemas::domain)]
     domain: Domain,
+    #[schema(schema_with = schemas::format)]
     format: Format,
+    #[schema(schema_with = schemas::slug)]
     name: Slug,
     title: String,
     description: String,
     capability_type: String,
+    #[schema(schema_with = schemas::access)]
     access: Access,
     version: Option<String>,
     source_url: Url,
     index_url: Url,
+    #[schema(schema_with = schemas::artifact)]
     artifact: Artifact,
+    #[schema(schema_with = schemas::optional_digest)]
     digest: Option<Digest>,
+    #[schema(schema_with = schemas::digest_status)]
     digest_status: DigestStatus,
+    /// The SKILL.md frontmatter, as published.
+    #[schema(schema_with = schemas::any_object)]
     frontmatter: Map<String, Value>,
     body: String,
     files: Vec<FileView>,
     tags: Vec<String>,
     license: Option<String>,
     diagnostics: Vec<DiagnosticView>,
+    #[schema(schema_with = schemas::verdict)]
     verdict: Verdict,
+    #[schema(schema_with = schemas::risk)]
     risk: Risk,
     findings: Vec<FindingView>,
     /// The content fingerprint copies share (`formats::fingerprint`).
+    #[schema(schema_with = schemas::optional_digest)]
     fingerprint: Option<Digest>,
     /// The ids of the other copies the caller may see, the one a search shows first.
+    #[schema(schema_with = schemas::skill_ids)]
     also_at: Vec<SkillId>,
     #[serde(with = "time::serde::rfc3339")]
     first_seen: OffsetDateTime,
@@ -222,9 +251,11 @@ impl RecordView {
 
 /// One finding of the static safety audit (docs/audit.md); `rule` and `severity` keep the
 /// snake_case names their types document.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct FindingView {
+    #[schema(schema_with = schemas::rule)]
     rule: Rule,
+    #[schema(schema_with = schemas::finding_severity)]
     severity: FindingSeverity,
     file: String,
     line: u32,
@@ -246,10 +277,11 @@ impl From<&Finding> for FindingView {
 }
 
 /// One file of a record.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct FileView {
     path: String,
     size: Option<u64>,
+    #[schema(schema_with = schemas::optional_digest)]
     sha256: Option<Digest>,
 }
 
@@ -265,9 +297,11 @@ impl From<&FileEntry> for FileView {
 
 /// One diagnostic, of a record or of a domain. The record a domain's diagnostic concerns is
 /// used to hide it (see `access`), never sent.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct DiagnosticView {
+    #[schema(schema_with = schemas::severity)]
     pub(crate) severity: Severity,
+    #[schema(schema_with = schemas::code)]
     pub(crate) code: Code,
     pub(crate) message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -286,7 +320,7 @@ impl From<&Diagnostic> for DiagnosticView {
 }
 
 /// One error of a domain's crawl, in the crawl report's shape (docs/crawl.md).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct CrawlErrorView {
     pub(crate) code: String,
     pub(crate) message: String,
@@ -304,15 +338,18 @@ impl From<&CrawlErrorEntry> for CrawlErrorView {
 }
 
 /// One domain in the `GET /v1/domains` list.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct DomainSummary {
     /// The domain.
+    #[schema(schema_with = schemas::domain)]
     pub(crate) domain: Domain,
     /// The origin crawled.
     pub(crate) origin: String,
     /// How its last crawl ended.
+    #[schema(schema_with = schemas::outcome)]
     pub(crate) outcome: Outcome,
     /// The formats it publishes.
+    #[schema(schema_with = schemas::formats)]
     pub(crate) formats: Vec<Format>,
     /// Skills the caller may see.
     pub(crate) skills: u64,
@@ -332,7 +369,7 @@ pub(crate) struct DomainSummary {
 }
 
 /// The `GET /v1/domains` body.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct DomainList {
     /// Domains in name order.
     pub(crate) domains: Vec<DomainSummary>,
@@ -343,17 +380,21 @@ pub(crate) struct DomainList {
 }
 
 /// The `GET /v1/domains/{domain}` body: the full status.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct DomainDetail {
     /// The domain.
+    #[schema(schema_with = schemas::domain)]
     pub(crate) domain: Domain,
     /// The origin crawled.
     pub(crate) origin: String,
     /// How its last crawl ended.
+    #[schema(schema_with = schemas::outcome)]
     pub(crate) outcome: Outcome,
     /// The formats it publishes.
+    #[schema(schema_with = schemas::formats)]
     pub(crate) formats: Vec<Format>,
     /// The index URLs read in its last crawl.
+    #[schema(value_type = Vec<String>, format = Uri)]
     pub(crate) indexes: Vec<Url>,
     /// Skills the caller may see.
     pub(crate) skills: u64,
@@ -373,6 +414,7 @@ pub(crate) struct DomainDetail {
     pub(crate) last_success: Option<OffsetDateTime>,
     /// What its index answers said about caching in its last crawl (`null` when no answer
     /// was fetched: a fresh entry of the crawler's cache says nothing new).
+    #[schema(schema_with = schemas::caching)]
     pub(crate) caching: Option<CachingHeaders>,
     /// True while a background crawl runs (this domain may be in it).
     pub(crate) crawling: bool,
@@ -385,10 +427,11 @@ pub(crate) struct DomainDetail {
 }
 
 /// A domain's row of the frontier, as `/v1/domains` and `/v1/domains/{domain}` show it.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
 pub(crate) struct FrontierView {
     /// `seed`, `submitted`, `discovered` or `imported` (how it got there; a delisted domain
     /// is never shown).
+    #[schema(schema_with = schemas::frontier_state)]
     pub(crate) state: Option<&'static str>,
     /// Where it came from, when that says more (the directory it was imported from).
     pub(crate) source: Option<String>,
@@ -416,7 +459,7 @@ impl From<Option<&store::FrontierEntry>> for FrontierView {
 
 /// The publisher health report, `{score, checks, clients, risk}`: in
 /// `GET /v1/domains/{domain}` and, per origin, in `skillscout validate --json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct HealthView {
     score: u32,
     checks: Vec<CheckView>,
@@ -437,9 +480,13 @@ impl From<&Health> for HealthView {
 
 /// What the safety audit found in a site's skills: skills by risk, findings by severity, and
 /// the skills at `high` or `critical` risk.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 struct RiskCountsView {
+    /// Skills by risk.
+    #[schema(schema_with = schemas::counts)]
     skills: BTreeMap<Risk, usize>,
+    /// Findings by severity.
+    #[schema(schema_with = schemas::counts)]
     findings: BTreeMap<FindingSeverity, usize>,
     flagged: Vec<FlaggedView>,
 }
@@ -455,9 +502,11 @@ impl From<&RiskCounts> for RiskCountsView {
 }
 
 /// A skill the audit flags.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 struct FlaggedView {
+    #[schema(schema_with = schemas::skill_id)]
     id: SkillId,
+    #[schema(schema_with = schemas::risk)]
     risk: Risk,
     findings: usize,
 }
@@ -473,12 +522,13 @@ impl From<&Flagged> for FlaggedView {
 }
 
 /// One check of a health report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 struct CheckView {
     id: &'static str,
     name: &'static str,
     weight: u32,
     /// `pass`, `warn`, `fail`, `not_checked` or `not_applicable`.
+    #[schema(schema_with = schemas::check_status)]
     status: &'static str,
     detail: String,
     items: Vec<String>,
@@ -500,11 +550,12 @@ impl From<&Check> for CheckView {
 }
 
 /// What one agent client makes of the origin.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 struct ClientView {
     client: &'static str,
     name: &'static str,
     /// `all`, `some`, `none` or `not_applicable`.
+    #[schema(schema_with = schemas::client_verdict)]
     verdict: &'static str,
     summary: String,
     refused: Vec<RefusalView>,
@@ -523,7 +574,7 @@ impl From<&ClientReport> for ClientView {
 }
 
 /// One entry a client refuses.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 struct RefusalView {
     entry: String,
     reason: String,
@@ -542,7 +593,7 @@ impl From<&Refusal> for RefusalView {
 
 /// The sums of a finished crawl, as `/v1/domains` shows the last one (the crawl report's
 /// `totals`, docs/crawl.md).
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, ToSchema)]
 pub(crate) struct TotalsView {
     pub(crate) domains: usize,
     pub(crate) skills: usize,
@@ -570,11 +621,13 @@ impl From<Totals> for TotalsView {
 }
 
 /// One entry of the `GET /v1/changes` log.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct ChangeView {
     /// The record's id.
+    #[schema(schema_with = schemas::skill_id)]
     pub(crate) id: SkillId,
     /// `upsert` or `delete`.
+    #[schema(schema_with = schemas::change_kind)]
     pub(crate) change: &'static str,
     /// When it changed: the record's `last_changed`, or when it was removed.
     #[serde(with = "time::serde::rfc3339")]
@@ -585,7 +638,7 @@ pub(crate) struct ChangeView {
 }
 
 /// The `GET /v1/changes` body.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct ChangesPage {
     /// Changes, oldest first.
     pub(crate) changes: Vec<ChangeView>,

@@ -94,7 +94,8 @@ pub struct CrawlConfig {
     pub fetch: FetchSettings,
     /// How many domains are crawled at once.
     pub concurrency: usize,
-    /// Also fetch every file a v0.1 `files[]` lists (exports need them).
+    /// Also fetch every file a v0.1 `files[]` lists, so that the directory holds whole
+    /// skills (the mirror, MCP and exports need them). On by default.
     pub prefetch_files: bool,
     /// Keep every domain's line in the returned [`CrawlReport`]. A crawl of many domains
     /// turns it off and writes the lines as [`CrawlObserver::domain_stored`] hands them out,
@@ -113,7 +114,7 @@ impl Default for CrawlConfig {
         CrawlConfig {
             fetch: FetchSettings::default(),
             concurrency: DEFAULT_CONCURRENCY,
-            prefetch_files: false,
+            prefetch_files: true,
             keep_report_lines: true,
             audit: true,
             // Off unless asked for: a crawl of given targets adds only what it was given.

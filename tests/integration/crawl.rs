@@ -76,7 +76,7 @@ async fn crawl_stores_the_fixture_web_and_writes_the_report() {
     )
     .await;
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    insta::assert_snapshot!(without_time(stdout(&output).trim()), @"crawled 5 domains in [time] s: 4 ok, 1 not found, 0 disallowed, 0 unreachable, 0 error; 12 skills (12 added, 0 updated, 0 removed, 0 unchanged); 32 requests, 2 errors");
+    insta::assert_snapshot!(without_time(stdout(&output).trim()), @"crawled 5 domains in [time] s: 4 ok, 1 not found, 0 disallowed, 0 unreachable, 0 error; 12 skills (12 added, 0 updated, 0 removed, 0 unchanged); 33 requests, 2 errors");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     // Lines come in the order the domains were stored (the report is written as the crawl
     // goes); every domain has one.
@@ -111,7 +111,7 @@ async fn crawl_stores_the_fixture_web_and_writes_the_report() {
       "updated": 0,
       "removed": 0,
       "unchanged": 0,
-      "requests": 32,
+      "requests": 33,
       "errors": 2
     }
     "#);
@@ -245,6 +245,11 @@ fn a_crawl_that_cannot_run_exits_1_and_bad_usage_exits_2() {
     assert_eq!(bad_data.status.code(), Some(1));
     assert!(
         stderr(&bad_data).contains("cannot open the data directory"),
+        "{}",
+        stderr(&bad_data)
+    );
+    assert!(
+        stderr(&bad_data).contains("it is a file, not a directory"),
         "{}",
         stderr(&bad_data)
     );
@@ -473,4 +478,26 @@ async fn an_mcp_endpoint_is_validated_and_crawled() {
     // robots.txt (a 404), discover, one page, two files.
     assert_eq!(line["requests"], 5, "{report:#}");
     let _ = std::fs::remove_dir_all(&data);
+}
+
+/// See: The front door and the operator's kit (installs and runs anywhere). A crawl given
+/// nothing to crawl, in a directory with no frontier, says how to give it something.
+#[test]
+fn a_crawl_with_nothing_to_crawl_says_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = skillscout(dir.path(), &["crawl"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.contains("nothing to crawl"), "{message}");
+    assert!(
+        message.contains("the frontier of the data directory ./data is empty"),
+        "{message}"
+    );
+    assert!(
+        message.contains("skillscout crawl example.com"),
+        "{message}"
+    );
+    assert!(message.contains("--seeds FILE"), "{message}");
+    assert!(message.contains("skillscout seeds add FILE"), "{message}");
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
 }

@@ -8,6 +8,11 @@ use crate::util::{repo_root, skillscout, stderr, stdout};
 
 /// Crawls the fixture web into a fresh data directory under the target directory.
 async fn crawled_data_dir(label: &str) -> PathBuf {
+    crawled_data_dir_with(label, "--prefetch-files").await
+}
+
+/// Crawls the fixture web with one more flag (`prefetch`: `--no-prefetch-files`, say).
+async fn crawled_data_dir_with(label: &str, prefetch: &str) -> PathBuf {
     let web = repo_root().join("seeds/web");
     let server = TestServer::start(move |request| serve_file(&web, request)).await;
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -24,7 +29,7 @@ async fn crawled_data_dir(label: &str) -> PathBuf {
         &resolve,
         "--host-delay-ms",
         "0",
-        "--prefetch-files",
+        prefetch,
         "http://pdfworks.test",
         "http://legacy-tools.test",
         "http://services.test",
@@ -114,4 +119,32 @@ async fn export_writes_each_layout_and_refuses_bad_usage() {
         assert!(!dir.join("x").exists());
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// See: The front door and the operator's kit (complete skills by default). An export that
+/// misses a legacy skill's files (crawled with --no-prefetch-files) says so, why, and how to
+/// get them; crawled the default way, nothing is missing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_missing_files_says_why_and_how_to_get_them() {
+    let dir = crawled_data_dir_with("missing", "--no-prefetch-files").await;
+    let output = export(&dir, &["--out", "skills", "--layout", "skills-dir"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("1 missing"), "{}", stdout(&output));
+    let warning = stderr(&output);
+    assert!(
+        warning.contains("1 file of 1 skill (legacy-tools.test/csv-cleanup) could not be exported"),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("scripts/clean.py: it was never fetched"),
+        "{warning}"
+    );
+    assert!(warning.contains("without --no-prefetch-files"), "{warning}");
+
+    // The default (no prefetch flag at all).
+    let dir = crawled_data_dir_with("whole", "--no-progress").await;
+    let output = export(&dir, &["--out", "skills", "--layout", "skills-dir"]);
+    assert!(stdout(&output).contains("0 missing"), "{}", stdout(&output));
+    assert!(!stderr(&output).contains("could not be exported"));
+    assert!(dir.join("skills/csv-cleanup/scripts/clean.py").is_file());
 }

@@ -322,3 +322,69 @@ fn search_json_answers_what_v1_search_answers_errors_included() {
         }
     }
 }
+
+/// See: The front door and the operator's kit (mistakes get answers that point at the fix).
+/// `search` with no query lists everything, as an empty query does.
+#[test]
+fn search_without_a_query_lists_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    build_data_dir(dir.path());
+    let everything = search_json(dir.path(), &[""]);
+    assert!(everything.total > 5, "{everything:?}");
+    let no_query = search_json(dir.path(), &[]);
+    assert_eq!(no_query.total, everything.total);
+    let ids = |body: &SearchBody| {
+        body.hits
+            .iter()
+            .map(|hit| hit.id.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&no_query), ids(&everything));
+    // On a terminal's terms too: every hit is printed.
+    let output = run_search(dir.path(), &["--limit", "100"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    for id in ids(&everything) {
+        assert!(
+            stdout(&output).contains(&id),
+            "{id} missing from {}",
+            stdout(&output)
+        );
+    }
+}
+
+/// See: The front door and the operator's kit (mistakes get answers that point at the fix).
+/// A data directory that is a file is named as the problem, not taken for a directory in use
+/// or one with no crawl yet.
+#[test]
+fn a_data_directory_that_is_a_file_is_named_as_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "mine\n").unwrap();
+    for command in [
+        &["--data", "notes.txt", "crawl", "example.test"][..],
+        &["--data", "notes.txt", "search", "pdf"],
+        &["--data", "notes.txt", "serve", "--addr", "127.0.0.1:0"],
+        &["--data", "notes.txt", "seeds", "list"],
+    ] {
+        let output = skillscout(dir.path(), command);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{command:?}: {}",
+            stderr(&output)
+        );
+        let message = stderr(&output);
+        assert!(
+            message.contains(
+                "cannot open the data directory notes.txt (--data): it is a file, not a directory"
+            ),
+            "{command:?}: {message}"
+        );
+        assert!(!message.contains("crawl` first"), "{message}");
+        assert!(!message.contains("in use"), "{message}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+        "mine\n",
+        "the file is left as it was"
+    );
+}

@@ -28,9 +28,19 @@ impl Running {
     /// Starts `skillscout ARGS` and waits for its stdout line that starts with `prefix` and
     /// ends with the address (`… http://ADDR`).
     pub(crate) fn start(args: &[&str], prefix: &str) -> Running {
-        let child = Command::new(env!("CARGO_BIN_EXE_skillscout"))
+        Running::start_in(
+            Path::new(env!("CARGO_BIN_EXE_skillscout")),
+            &repo_root(),
+            args,
+            prefix,
+        )
+    }
+
+    /// Starts the binary `program` with ARGS in the directory `dir`, as [`Running::start`].
+    pub(crate) fn start_in(program: &Path, dir: &Path, args: &[&str], prefix: &str) -> Running {
+        let child = Command::new(program)
             .args(args)
-            .current_dir(repo_root())
+            .current_dir(dir)
             .env_remove("RUST_LOG")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -305,4 +315,77 @@ fn demo_serves_the_fixture_web_offline() {
     assert_eq!(status, 200);
     assert!(page.contains("pdfworks.test"), "{page}");
     assert_eq!(demo.terminate(), Some(0));
+}
+
+/// See: The front door and the operator's kit (installs and runs anywhere). The binary is
+/// copied out of the build tree and started in an empty folder, as after `cargo install`:
+/// the demo's fixture web is inside it, and its temporary data directory is removed after.
+#[test]
+fn demo_runs_from_an_installed_binary_in_any_directory() {
+    let installed = tempfile::tempdir().unwrap();
+    let binary = installed.path().join("skillscout");
+    // A hard link where the file system allows it: the binary is large.
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_skillscout"), &binary).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_skillscout"), &binary).unwrap();
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    let demo = Running::start_in(
+        &binary,
+        elsewhere.path(),
+        &["demo", "--addr", "127.0.0.1:0"],
+        "open ",
+    );
+    assert!(
+        demo.lines[0].starts_with("crawled 4 demo sites: 12 skills"),
+        "{:?}",
+        demo.lines
+    );
+    let (_, body) = http(demo.addr, "/v1/search?q=csv", None);
+    assert!(json(&body)["total"].as_u64().unwrap() >= 1, "{body}");
+    // A legacy skill's script came from the built-in web too.
+    let (status, script) = http(
+        demo.addr,
+        "/v1/skills/legacy-tools.test/csv-cleanup/files/scripts/clean.py",
+        None,
+    );
+    assert_eq!(status, 200, "{script}");
+    assert_eq!(
+        script,
+        std::fs::read_to_string(
+            repo_root().join(
+                "seeds/web/legacy-tools.test/.well-known/skills/csv-cleanup/scripts/clean.py"
+            )
+        )
+        .unwrap()
+    );
+    assert_eq!(demo.terminate(), Some(0));
+    let left: Vec<_> = std::fs::read_dir(elsewhere.path()).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "the demo left {left:?} in its working directory"
+    );
+}
+
+/// See: The front door and the operator's kit (mistakes get answers that point at the fix).
+/// A mistyped `--data` is not created and served as an empty directory.
+#[test]
+fn serve_refuses_a_data_directory_that_does_not_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = crate::util::skillscout(
+        dir.path(),
+        &["serve", "--data", "typo-dir", "--addr", "127.0.0.1:0"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let message = crate::util::stderr(&output);
+    assert!(
+        message
+            .contains("the data directory typo-dir does not exist, so there is nothing to serve"),
+        "{message}"
+    );
+    assert!(
+        message.contains("skillscout --data typo-dir crawl"),
+        "{message}"
+    );
+    assert!(message.contains("--crawl"), "{message}");
+    assert!(!dir.path().join("typo-dir").exists(), "nothing is created");
 }

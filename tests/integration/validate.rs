@@ -340,3 +340,117 @@ fn findings_are_printed_with_their_lines() {
     assert_eq!(report["summary"]["critical"], 1);
     assert_eq!(report["ok"], true);
 }
+
+/// See: The front door and the operator's kit (mistakes get answers that point at the fix).
+/// A bare host name that is no file here is taken for the site it names.
+#[test]
+fn a_bare_host_name_points_at_the_url_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = skillscout(dir.path(), &["validate", "obra.test"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(
+        message
+            .contains("to validate a site, give its URL: `skillscout validate https://obra.test`"),
+        "{message}"
+    );
+    assert!(!message.contains("No such file"), "{message}");
+    assert!(stdout(&output).is_empty());
+    // A file name is not a host name: a missing SKILL.md is a missing file.
+    let output = skillscout(dir.path(), &["validate", "SKILL.md"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("No such file"),
+        "{}",
+        stderr(&output)
+    );
+    // A folder of that name is read as a folder.
+    std::fs::create_dir(dir.path().join("obra.test")).unwrap();
+    let output = skillscout(dir.path(), &["validate", "obra.test"]);
+    assert!(
+        !stderr(&output).contains("https://obra.test"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// See: The front door and the operator's kit (mistakes get answers that point at the fix).
+/// An origin on this machine is refused as the directory would refuse it, and the advice
+/// says both what the directory needs and how to check a local server; `--json` carries the
+/// same advice as the terminal.
+#[test]
+fn a_loopback_origin_gets_advice_for_publishers_in_both_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    // Port 9 (discard) on loopback: refused before any connection is tried.
+    let output = skillscout(dir.path(), &["validate", "http://127.0.0.1:9"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("error[refused_destination]"), "{text}");
+    let help = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("help: "))
+        .unwrap_or_else(|| panic!("no help line in {text}"));
+    assert!(
+        help.contains("publish the skills at a public address"),
+        "{help}"
+    );
+    assert!(help.contains("--allow-private"), "{help}");
+
+    let output = skillscout(dir.path(), &["validate", "--json", "http://127.0.0.1:9"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let diagnostic = &report["indexes"][0]["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "refused_destination", "{report}");
+    assert_eq!(diagnostic["help"], help, "{report}");
+
+    // With --allow-private the fetch is tried, and the advice is about what went wrong then.
+    let output = skillscout(
+        dir.path(),
+        &[
+            "validate",
+            "--json",
+            "--allow-private",
+            "http://127.0.0.1:9",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let diagnostic = &report["indexes"][0]["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "unreachable", "{report}");
+    assert!(
+        !diagnostic["help"]
+            .as_str()
+            .unwrap()
+            .contains("--allow-private"),
+        "{report}"
+    );
+}
+
+/// See: The front door and the operator's kit (mistakes get answers that point at the fix).
+/// Every fix the terminal prints is in `--json` too, next to its diagnostic.
+#[test]
+fn json_carries_the_fix_the_terminal_prints() {
+    let site = "seeds/web/sloppy.test";
+    let text = stdout(&skillscout(&repo_root(), &["validate", site]));
+    let output = skillscout(&repo_root(), &["validate", "--json", site]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let mut printed = 0;
+    for diagnostic in report["indexes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(report["skills"].as_array().unwrap())
+        .flat_map(|entry| entry["diagnostics"].as_array().unwrap())
+    {
+        let help = diagnostic["help"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no help in {diagnostic}"));
+        assert!(!help.is_empty(), "{diagnostic}");
+        if diagnostic["severity"] != "info" {
+            assert!(
+                text.contains(&format!("help: {help}")),
+                "{help} not in {text}"
+            );
+            printed += 1;
+        }
+    }
+    assert!(printed >= 3, "{report}");
+}

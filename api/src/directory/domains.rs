@@ -96,7 +96,7 @@ impl Directory {
         };
         let counts = visible_counts(self, caller, vec![domain.to_string()])?;
         let status = redact(self, caller, status)?;
-        let skills = self.visible_skills_of(caller, domain)?;
+        let (skills, mirrored) = self.visible_skills_of(caller, domain)?;
         let health = health_of(&status, &skills);
         let detail = DomainDetail {
             skills: counts.get(domain.as_str()).copied().unwrap_or(0),
@@ -122,26 +122,36 @@ impl Directory {
         };
         Ok(DomainAnswer {
             detail,
-            mirrored: skills.iter().filter(|skill| mirrored(skill)).count(),
+            mirrored,
             health,
             skills,
         })
     }
 
     /// The records of `domain` the caller may see, one at a time from the store, kept without
-    /// their body, frontmatter and files, which no domain answer reads (blocking).
-    fn visible_skills_of(&self, caller: Caller, domain: &Domain) -> Result<Vec<Skill>, ApiError> {
+    /// their body, frontmatter and files, which no domain answer reads, and how many of them
+    /// the mirror lists (blocking).
+    fn visible_skills_of(
+        &self,
+        caller: Caller,
+        domain: &Domain,
+    ) -> Result<(Vec<Skill>, usize), ApiError> {
         let mut skills = Vec::new();
+        let mut mirrored_count = 0;
         self.store().visit_records_of(domain, &mut |stored| {
             if stored.removed_at.is_none() && self.may_see(caller, stored.skill.access) {
                 let mut skill = stored.skill;
+                // Whether the mirror lists it depends on its files: counted before they go.
+                if mirrored(&skill) {
+                    mirrored_count += 1;
+                }
                 skill.body = String::new();
                 skill.frontmatter = serde_json::Map::new();
                 skill.files = Vec::new();
                 skills.push(skill);
             }
         })?;
-        Ok(skills)
+        Ok((skills, mirrored_count))
     }
 
     /// Returns the health score of each domain of a page, as its answer gives it (blocking:

@@ -178,11 +178,23 @@ impl Directory {
 
 /// True for a skill the mirror of its publisher lists: an agent skill from a well-known index
 /// whose content is usable and not found `critical` by the audit (what a default search
-/// lists).
+/// lists) and whose every file was fetched. A
+/// legacy skill crawled without its files is not re-published as if SKILL.md were all of it.
 pub(crate) fn mirrored(skill: &Skill) -> bool {
     skill.format == Format::AgentSkills
         && matches!(skill.verdict(), Verdict::Valid | Verdict::Lenient)
         && skill.risk != Risk::Critical
+        && unfetched_files(skill).next().is_none()
+}
+
+/// The paths of the files of `skill` whose bytes were never fetched (no digest): a legacy
+/// skill's files beside its SKILL.md when the crawl did not prefetch them.
+pub(crate) fn unfetched_files(skill: &Skill) -> impl Iterator<Item = &str> {
+    skill
+        .files
+        .iter()
+        .filter(|file| file.sha256.is_none())
+        .map(|file| file.path.as_str())
 }
 
 /// Why a record is not served as a skill over MCP.

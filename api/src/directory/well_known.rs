@@ -152,7 +152,8 @@ fn source(skill: &Skill) -> Result<(&'static str, String, Source), Unpublishable
 }
 
 /// Returns the index entry of `skill` without reading an artifact the blob store holds as is
-/// (blocking): what the mirror's index needs.
+/// (blocking): what the mirror's index needs. A legacy skill whose files the directory does not
+/// all hold has none: the mirror publishes whole skills only.
 pub(crate) fn entry(
     skill: &Skill,
     blobs: &dyn BlobStore,
@@ -162,7 +163,13 @@ pub(crate) fn entry(
     let digest = match source {
         Source::Blob(digest) if blobs.contains(&digest) => digest,
         Source::Blob(digest) => return Err(not_held(skill, digest)),
-        Source::Packed => Digest::of(&packed(skill, blobs, packs)?.0),
+        Source::Packed => {
+            let (archive, missing) = packed(skill, blobs, packs)?;
+            if !missing.is_empty() {
+                return Err(incomplete(skill, &missing));
+            }
+            Digest::of(&archive)
+        }
     };
     Ok(Entry {
         name: skill.name.to_string(),
@@ -200,6 +207,29 @@ pub(crate) fn publish(
         bytes,
         missing,
     })
+}
+
+/// Why a legacy skill missing `missing` (paths whose bytes are not held) is not re-published
+/// by the mirror, and how its files are had.
+pub(crate) fn incomplete(skill: &Skill, missing: &[String]) -> Unpublishable {
+    const SHOWN: usize = 5;
+    let mut paths = missing
+        .iter()
+        .take(SHOWN)
+        .map(|path| format!("{path:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if missing.len() > SHOWN {
+        paths.push_str(&format!(" and {} more", missing.len() - SHOWN));
+    }
+    Unpublishable::Missing(format!(
+        "the directory holds {} of the {} files of {} (not {paths}), and the mirror publishes \
+         whole skills only; a crawl with file prefetching (the default, unless \
+         --no-prefetch-files) fetches them",
+        skill.files.len().saturating_sub(missing.len()),
+        skill.files.len(),
+        skill.id
+    ))
 }
 
 fn not_held(skill: &Skill, digest: Digest) -> Unpublishable {
@@ -448,7 +478,12 @@ impl Directory {
             )));
         }
         match self.publish(&skill) {
-            Ok(published) if published.path == path => Ok(published),
+            Ok(published) if published.path == path && published.missing.is_empty() => {
+                Ok(published)
+            }
+            Ok(published) if published.path == path => Err(ApiError::NotFound(
+                incomplete(&skill, &published.missing).reason(),
+            )),
             Ok(_) | Err(Unpublishable::NotAnAgentSkill | Unpublishable::Missing(_)) => {
                 Err(not_here())
             }

@@ -33,6 +33,29 @@ pub(crate) const CHANNEL_CHUNKS: usize = 8;
 const CHUNK_BYTES: usize = 64 * 1024;
 
 /// `GET /v1/export`.
+#[utoipa::path(
+    get,
+    path = "/v1/export",
+    tag = "export",
+    params(
+        ("q" = Option<String>, Query, description = "Which skills, as /v1/search selects them"),
+        ("type" = Option<String>, Query, description = "Capability types"),
+        ("domain" = Option<String>, Query, description = "Publishers' domains"),
+        ("since" = Option<String>, Query, description = "RFC 3339 time: skills changed since"),
+        ("layout" = Option<String>, Query, description = "`skills-dir` (default), `well-known` or `jsonl`"),
+        ("archive" = Option<bool>, Query, description = "One `.tar.gz` (`skills-dir` and `well-known` are always archives over HTTP)"),
+    ),
+    responses(
+        (status = 200, description = "The export, streamed: a `.tar.gz` with a `manifest.json`, or (layout `jsonl` without `archive`) one record per line", content(
+            (Vec<u8> = "application/gzip"),
+            (String = "application/x-ndjson"),
+        )),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn export(
     State(state): State<AppState>,
     Auth(caller): Auth,

@@ -16,6 +16,23 @@ use crate::state::AppState;
 use crate::wire::ChangesPage;
 
 /// `GET /v1/changes`.
+#[utoipa::path(
+    get,
+    path = "/v1/changes",
+    tag = "changes",
+    params(
+        ("since" = Option<String>, Query, description = "RFC 3339 time: changes at or after it"),
+        ("cursor" = Option<String>, Query, description = "The `next_cursor` of the previous page"),
+        ("limit" = Option<u32>, Query, description = "Changes per page (1 to 100)"),
+    ),
+    responses(
+        (status = 200, description = "Changes, oldest first", body = crate::wire::ChangesPage),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn changes(
     State(state): State<AppState>,
     Auth(caller): Auth,

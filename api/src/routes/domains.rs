@@ -14,6 +14,22 @@ use crate::state::AppState;
 use crate::wire::{DomainDetail, DomainList};
 
 /// `GET /v1/domains?limit=&cursor=`.
+#[utoipa::path(
+    get,
+    path = "/v1/domains",
+    tag = "publishers",
+    params(
+        ("limit" = Option<u32>, Query, description = "Domains per page (1 to 100)"),
+        ("cursor" = Option<String>, Query, description = "The `next_cursor` of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "A page of publishers, and the background crawl", body = crate::wire::DomainList),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn list(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -32,6 +48,20 @@ pub(crate) async fn list(
 }
 
 /// `GET /v1/domains/{domain}`.
+#[utoipa::path(
+    get,
+    path = "/v1/domains/{domain}",
+    tag = "publishers",
+    params(("domain" = String, Path, description = "The publisher's domain")),
+    responses(
+        (status = 200, description = "The publisher's crawl status, frontier row and health report", body = crate::wire::DomainDetail),
+        (status = 404, description = "The domain was never crawled", body = crate::error::ErrorBody),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn one(
     State(state): State<AppState>,
     Auth(caller): Auth,

@@ -22,6 +22,28 @@ use crate::extract::ApiPath;
 use crate::state::AppState;
 
 /// `GET /mirror/{domain}/.well-known/agent-skills/{*path}`: the index, or one artifact.
+#[utoipa::path(
+    get,
+    path = "/mirror/{domain}/.well-known/agent-skills/{path}",
+    tag = "mirror",
+    params(
+        ("domain" = String, Path, description = "The publisher's domain"),
+        ("path" = String, Path, description = "`index.json`, or an artifact the index lists"),
+    ),
+    responses(
+        (status = 200, description = "The agent-skills discovery v0.2 index of the publisher's whole, verified skills (`index.json`), or one artifact it lists", content(
+            (Object = "application/json"),
+            (Vec<u8> = "application/gzip"),
+            (Vec<u8> = "application/zip"),
+            (String = "text/markdown"),
+        )),
+        (status = 404, description = "Nothing to mirror, or no such artifact (a skill whose files the directory does not all hold is not mirrored)", body = crate::error::ErrorBody),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn mirror(
     State(state): State<AppState>,
     Auth(caller): Auth,

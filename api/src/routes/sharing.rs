@@ -30,8 +30,10 @@ use crate::extract::{ApiPath, Params};
 use crate::state::{AppState, WorkPermit};
 
 /// The `/skills` body.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct RegistryPage {
+    /// Skill Index entries, as the skill-sharing protocol defines them.
+    #[schema(value_type = Vec<Object>)]
     skills: Vec<IndexEntry>,
     next_cursor: Option<String>,
 }
@@ -40,6 +42,19 @@ pub(crate) struct RegistryPage {
 /// index of [`MAX_INDEX_SKILLS`] skills costs the server one page of memory, and counted
 /// against the work limit until it is sent. Its entity tag names what the body is made of
 /// (the index snapshot, the filter, the caller), so it is known before the body is written.
+#[utoipa::path(
+    get,
+    path = "/.well-known/skill-sharing",
+    tag = "skill-sharing",
+    params(("type" = Option<String>, Query, description = "Capability types")),
+    responses(
+        (status = 200, description = "This directory's Skill Index (skill-sharing protocol)", body = Object),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn index(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -147,6 +162,23 @@ impl IndexPages {
 }
 
 /// `GET /skills[?type=&limit=&cursor=]`: registry discovery.
+#[utoipa::path(
+    get,
+    path = "/skills",
+    tag = "skill-sharing",
+    params(
+        ("type" = Option<String>, Query, description = "Capability types"),
+        ("limit" = Option<u32>, Query, description = "Entries per page (1 to 100)"),
+        ("cursor" = Option<String>, Query, description = "The `next_cursor` of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "A page of Skill Index entries (registry discovery)", body = RegistryPage),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn registry(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -175,6 +207,23 @@ pub(crate) async fn registry(
 }
 
 /// `GET /v1/skills/{domain}/{name}/descriptor`: the Skill Descriptor of a record.
+#[utoipa::path(
+    get,
+    path = "/v1/skills/{domain}/{name}/descriptor",
+    tag = "skill-sharing",
+    params(
+        ("domain" = String, Path, description = "The publisher's domain"),
+        ("name" = String, Path, description = "The skill's name"),
+    ),
+    responses(
+        (status = 200, description = "The skill's Skill Descriptor (skill-sharing protocol)", body = Object),
+        (status = 404, description = "No such skill", body = crate::error::ErrorBody),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn descriptor(
     State(state): State<AppState>,
     Auth(caller): Auth,

@@ -15,6 +15,23 @@ use crate::state::AppState;
 use crate::wire::RecordView;
 
 /// `GET /v1/skills/{domain}/{name}`: the canonical record (docs/record.md).
+#[utoipa::path(
+    get,
+    path = "/v1/skills/{domain}/{name}",
+    tag = "skills",
+    params(
+        ("domain" = String, Path, description = "The publisher's domain"),
+        ("name" = String, Path, description = "The skill's name"),
+    ),
+    responses(
+        (status = 200, description = "The record", body = crate::wire::RecordView),
+        (status = 404, description = "No such skill (or one the caller may not see)", body = crate::error::ErrorBody),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn record(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -29,6 +46,26 @@ pub(crate) async fn record(
 }
 
 /// `GET /v1/skills/{domain}/{name}/files/{*path}`: the bytes of one of the record's files.
+#[utoipa::path(
+    get,
+    path = "/v1/skills/{domain}/{name}/files/{path}",
+    tag = "skills",
+    params(
+        ("domain" = String, Path, description = "The publisher's domain"),
+        ("name" = String, Path, description = "The skill's name"),
+        ("path" = String, Path, description = "The file's path in the skill, `/`-separated"),
+    ),
+    responses(
+        (status = 200, description = "The file's verified bytes, with a media type from its name (`application/octet-stream` when unknown)", content(
+            (Vec<u8> = "*/*"),
+        )),
+        (status = 404, description = "No such file, or its bytes are not held", body = crate::error::ErrorBody),
+        (status = 400, description = "A parameter is invalid", body = crate::error::ErrorBody),
+        (status = 401, description = "The bearer token is wrong", body = crate::error::ErrorBody),
+        (status = 503, description = "Overloaded: try again after `Retry-After`", body = crate::error::ErrorBody)
+    ),
+    security((), ("bearer" = []))
+)]
 pub(crate) async fn file(
     State(state): State<AppState>,
     Auth(caller): Auth,

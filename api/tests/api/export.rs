@@ -256,6 +256,13 @@ fn a_file_never_fetched_is_listed_missing() {
         assert_eq!(missing.len(), 1, "{layout:?}: {missing:?}");
         assert_eq!(missing[0].0, "legacy-tools.test/csv-cleanup");
         assert_eq!(missing[0].1, "scripts/clean.py");
+        // Why, and how to get it.
+        assert!(missing[0].2.contains("never fetched"), "{}", missing[0].2);
+        assert!(
+            missing[0].2.contains("--no-prefetch-files"),
+            "{}",
+            missing[0].2
+        );
         assert_eq!(manifest.summary.missing, 1);
         assert!(
             manifest
@@ -266,6 +273,83 @@ fn a_file_never_fetched_is_listed_missing() {
     }
     assert!(dir.path().join("skills-dir/csv-cleanup/SKILL.md").is_file());
     assert!(!dir.path().join("skills-dir/csv-cleanup/scripts").exists());
+
+    // See: The front door and the operator's kit (complete skills by default). The mirror
+    // does not re-publish the skill as if its SKILL.md were all of it: its index leaves it
+    // out, its archive is a 404 that says why, and the publisher page does not count it.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let base = "/mirror/legacy-tools.test/.well-known/agent-skills";
+        let send = |uri: String| {
+            let request = axum::http::Request::get(uri).body(Body::empty()).unwrap();
+            crate::fixture::send_to(state.clone(), request)
+        };
+        let index = send(format!("{base}/index.json")).await;
+        assert_eq!(index.status, StatusCode::OK, "{}", index.text());
+        let names: Vec<String> = index.json()["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| entry["name"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["changelog-writer"]);
+        let archive = send(format!("{base}/csv-cleanup.tar.gz")).await;
+        assert_eq!(archive.status, StatusCode::NOT_FOUND);
+        let message = archive.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            message.contains("holds 1 of the 2 files of legacy-tools.test/csv-cleanup"),
+            "{message}"
+        );
+        assert!(message.contains("\"scripts/clean.py\""), "{message}");
+        assert!(message.contains("--no-prefetch-files"), "{message}");
+        let page = send("/v1/skills/legacy-tools.test/csv-cleanup".to_owned()).await;
+        assert_eq!(page.status, StatusCode::OK);
+        let publisher = send("/domains/legacy-tools.test".to_owned()).await;
+        assert!(
+            publisher.text().contains("1 verified skill is"),
+            "{}",
+            publisher.text()
+        );
+    });
+}
+
+/// See: The front door and the operator's kit (complete skills by default). Crawled with its
+/// files (the default), a legacy skill is mirrored whole: the archive holds every file its
+/// index lists.
+#[test]
+fn a_legacy_skill_crawled_with_its_files_is_mirrored_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = crawled(
+        &dir.path().join("data"),
+        &repo_root().join("seeds/web"),
+        &["legacy-tools.test"],
+        ServeConfig::default(),
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let request = axum::http::Request::get(
+            "/mirror/legacy-tools.test/.well-known/agent-skills/csv-cleanup.tar.gz",
+        )
+        .body(Body::empty())
+        .unwrap();
+        let archive = crate::fixture::send_to(state.clone(), request).await;
+        assert_eq!(archive.status, StatusCode::OK, "{}", archive.text());
+        let files = untar(&archive.body);
+        assert_eq!(
+            files.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["SKILL.md", "scripts/clean.py"]
+        );
+        assert_eq!(
+            files["scripts/clean.py"],
+            std::fs::read(repo_root().join(
+                "seeds/web/legacy-tools.test/.well-known/skills/csv-cleanup/scripts/clean.py"
+            ))
+            .unwrap()
+        );
+    });
 }
 
 #[test]

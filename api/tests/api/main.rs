@@ -9,6 +9,7 @@ mod health;
 mod hostile;
 mod leaks;
 mod mcp;
+mod openapi;
 mod ratelimit;
 mod rpc;
 mod serve;

@@ -704,9 +704,9 @@ async fn what_the_index_answers_say_about_caching_is_recorded() {
 async fn prefetching_fetches_the_listed_files() {
     let server = TestServer::static_tree(fixture_web()).await;
     let plain = Data::new();
-    plain
-        .crawl(test_config(&server), &["legacy-tools.test"])
-        .await;
+    let mut config = test_config(&server);
+    config.prefetch_files = false;
+    plain.crawl(config, &["legacy-tools.test"]).await;
     assert!(
         !server
             .hits()
@@ -714,10 +714,10 @@ async fn prefetching_fetches_the_listed_files() {
             .any(|hit| hit.path.ends_with("clean.py"))
     );
 
+    // Fetching them is the default.
     let data = Data::new();
-    let mut config = test_config(&server);
-    config.prefetch_files = true;
-    data.crawl(config, &["legacy-tools.test"]).await;
+    data.crawl(test_config(&server), &["legacy-tools.test"])
+        .await;
     assert!(
         server
             .hits()
