@@ -396,11 +396,16 @@ pub(crate) struct FetchArgs {
 pub(crate) struct DiscoverArgs {
     /// The most origins one crawl adds to the frontier as `discovered` candidates (named in
     /// indexes, descriptors, MCP listings and SKILL.md bodies of other sites).
-    #[arg(long, value_name = "N", default_value_t = crawler::crawl::discover::DEFAULT_DISCOVER_BUDGET)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = crawler::crawl::discover::DEFAULT_DISCOVER_BUDGET,
+        env = "SKILLSCOUT_DISCOVER_BUDGET"
+    )]
     pub(crate) discover_budget: usize,
 
     /// Adds no discovered candidates.
-    #[arg(long)]
+    #[arg(long, env = "SKILLSCOUT_NO_DISCOVER")]
     pub(crate) no_discover: bool,
 }
 

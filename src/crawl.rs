@@ -116,7 +116,11 @@ pub(crate) fn run(
     let keep_running = feed.keep_running;
     if !given && !keep_running {
         // Nothing to crawl is said with what to do, not as a crawl of 0 domains.
-        if let Ok(counts) = runtime.block_on(store.frontier().counts())
+        // A store that holds records but no frontier (records stored by an older release,
+        // or by a test) still has its index brought up to date by a crawl of nothing.
+        let holds_records = runtime.block_on(store.last_seq()).is_ok_and(|seq| seq > 0);
+        if !holds_records
+            && let Ok(counts) = runtime.block_on(store.frontier().counts())
             && let Some(advice) = nothing_to_crawl(&counts, data, location)
         {
             return Err(usage(advice));

@@ -27,6 +27,35 @@ fn skillscout(args: &[&str], env: &[(&str, &str)]) -> Output {
         .expect("the skillscout binary runs")
 }
 
+/// A data directory whose frontier holds one domain, `unreachable.test`, which the crawls
+/// below resolve to a closed loopback port: a crawl of what is due that ends at once.
+fn seeded(label: &str) -> PathBuf {
+    let dir = scratch(label);
+    let seeds = dir.join("seeds.txt");
+    std::fs::write(&seeds, "http://unreachable.test\n").unwrap();
+    let data = dir.join("data");
+    let output = skillscout(
+        &[
+            "--data",
+            data.to_str().unwrap(),
+            "seeds",
+            "add",
+            seeds.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    data
+}
+
+/// The flags that make `unreachable.test` fail at once: port 9 on loopback is closed.
+const UNREACHABLE: [&str; 4] = [
+    "--resolve",
+    "unreachable.test=127.0.0.1:9",
+    "--host-delay-ms",
+    "0",
+];
+
 /// Parses every stderr line as a JSON object.
 fn json_lines(output: &Output) -> Vec<serde_json::Value> {
     let text = stderr(output);
@@ -43,18 +72,16 @@ fn json_lines(output: &Output) -> Vec<serde_json::Value> {
 
 #[test]
 fn json_logs_are_one_object_per_line() {
-    let data = scratch("json");
-    let data = data.join("data");
-    let output = skillscout(
-        &[
-            "--log-format",
-            "json",
-            "--data",
-            data.to_str().unwrap(),
-            "crawl",
-        ],
-        &[],
-    );
+    let data = seeded("json");
+    let mut args = vec![
+        "--log-format",
+        "json",
+        "--data",
+        data.to_str().unwrap(),
+        "crawl",
+    ];
+    args.extend(UNREACHABLE);
+    let output = skillscout(&args, &[]);
     assert!(output.status.success(), "{}", stderr(&output));
     let lines = json_lines(&output);
     let started = lines
@@ -63,7 +90,7 @@ fn json_logs_are_one_object_per_line() {
         .unwrap_or_else(|| panic!("{lines:?}"));
     assert_eq!(started["level"], "INFO");
     assert_eq!(started["target"], "skillscout::crawl");
-    assert_eq!(started["fields"]["due"], 0);
+    assert_eq!(started["fields"]["due"], 1);
     assert!(
         started["timestamp"]
             .as_str()
@@ -71,7 +98,7 @@ fn json_logs_are_one_object_per_line() {
     );
     // Results stay on stdout, as text.
     assert!(
-        stdout(&output).starts_with("crawled 0 domains"),
+        stdout(&output).starts_with("crawled 1 domain"),
         "{}",
         stdout(&output)
     );
@@ -98,8 +125,10 @@ fn json_logs_are_one_object_per_line() {
 #[test]
 fn text_logs_are_coloured_only_on_a_terminal_without_no_color() {
     // Not a terminal: plain.
-    let data = scratch("text").join("data");
-    let output = skillscout(&["--data", data.to_str().unwrap(), "crawl"], &[]);
+    let data = seeded("text");
+    let mut args = vec!["--data", data.to_str().unwrap(), "crawl"];
+    args.extend(UNREACHABLE);
+    let output = skillscout(&args, &[]);
     assert!(output.status.success());
     let text = stderr(&output);
     assert!(text.contains("INFO"), "{text}");
@@ -114,11 +143,12 @@ fn text_logs_are_coloured_only_on_a_terminal_without_no_color() {
         return;
     }
     let on_terminal = |no_color: Option<&str>| {
-        let data = scratch("terminal").join("data");
+        let data = seeded("terminal");
         let line = format!(
-            "{} --data {} crawl --no-progress",
+            "{} --data {} crawl --no-progress {}",
             env!("CARGO_BIN_EXE_skillscout"),
-            data.display()
+            data.display(),
+            UNREACHABLE.join(" ")
         );
         let mut command = Command::new("script");
         command

@@ -22,7 +22,7 @@ use serde::Serialize;
 use store::BlobStore;
 
 use super::Directory;
-use super::skills::mirrored;
+use super::skills::{mirrored, unfetched_files};
 use super::urls::parse_id;
 use crate::error::ApiError;
 
@@ -470,8 +470,12 @@ impl Directory {
         };
         let skill = self.record(caller, &parse_id(domain.as_str(), slug)?)?;
         // What the mirror's index does not list (an invalid skill, one the audit finds
-        // critical) is not served from it either.
-        if skill.format == Format::AgentSkills && !mirrored(&skill) {
+        // critical) is not served from it either; a skill whose files were not all fetched is
+        // refused below, with the files it lacks.
+        if skill.format == Format::AgentSkills
+            && !mirrored(&skill)
+            && unfetched_files(&skill).next().is_none()
+        {
             return Err(ApiError::NotFound(format!(
                 "the mirror of {domain} does not list {}",
                 skill.name
