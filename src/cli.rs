@@ -729,7 +729,8 @@ pub(crate) struct ServeArgs {
     pub(crate) rate_limit: RateLimitSetting,
 
     /// IndexNow pings one client address may send in a burst, refilled at this many a
-    /// minute (a directory behind a proxy sees one address for everyone).
+    /// minute (behind a reverse proxy, name it with --trusted-proxy: otherwise every client has
+    /// the proxy's address).
     #[arg(
         long,
         value_name = "N",
@@ -739,7 +740,8 @@ pub(crate) struct ServeArgs {
     pub(crate) ping_budget: std::num::NonZeroU32,
 
     /// A reverse proxy (an address, or a network as ADDR/PREFIX) whose `X-Forwarded-For`
-    /// header names the client, for the rate limit; from anyone else the header is ignored.
+    /// header names the client, for the rate limit and the publishers' budgets; from anyone
+    /// else the header is ignored.
     /// Repeatable.
     #[arg(
         long,

@@ -275,9 +275,14 @@ impl Params {
     }
 }
 
-/// The caller's address: the peer of the connection (every request of a server started with
-/// `api::serve` has one). Requests without one share one budget.
+/// The caller's address: the client behind the trusted proxies (`--trusted-proxy`, read from
+/// `X-Forwarded-For` by the rate limit's middleware), else the peer of the connection (every
+/// request of a server started with `api::serve` has one). Requests without one share one
+/// budget.
 pub(crate) fn client_address(extensions: &axum::http::Extensions) -> std::net::IpAddr {
+    if let Some(crate::ratelimit::ClientAddress(address)) = extensions.get() {
+        return *address;
+    }
     extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|axum::extract::ConnectInfo(peer)| peer.ip())

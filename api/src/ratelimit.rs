@@ -218,32 +218,7 @@ impl ClientLimits {
     /// peer is a trusted proxy, the nearest address in `X-Forwarded-For` that is not one (the
     /// entries a client wrote itself, further left, are not believed).
     fn client_address(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
-        let peer = canonical(peer);
-        if !self.is_trusted(peer) {
-            return peer;
-        }
-        let mut address = peer;
-        let forwarded = headers
-            .get_all("x-forwarded-for")
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(','))
-            .collect::<Vec<_>>();
-        for entry in forwarded.iter().rev() {
-            let Some(hop) = parse_forwarded(entry) else {
-                // Not an address: nothing further left can be believed.
-                break;
-            };
-            address = hop;
-            if !self.is_trusted(hop) {
-                break;
-            }
-        }
-        address
-    }
-
-    fn is_trusted(&self, address: IpAddr) -> bool {
-        self.trusted.iter().any(|proxy| proxy.contains(address))
+        client_address(peer, headers, &self.trusted)
     }
 
     /// Takes one request from `client`'s budget: `Ok` with what is left, or `Err` with the
@@ -272,6 +247,44 @@ impl ClientLimits {
 
 /// Parses one `X-Forwarded-For` entry: an IP address, possibly with a port
 /// (`203.0.113.7:4711`, `[2001:db8::1]:4711`).
+/// Returns the client address of a request from `peer`: the peer itself, or, when the peer
+/// is one of the `trusted` proxies, the nearest address in `X-Forwarded-For` that is not one
+/// (the entries a client wrote itself, further left, are not believed).
+pub(crate) fn client_address(
+    peer: IpAddr,
+    headers: &HeaderMap,
+    trusted: &[TrustedProxy],
+) -> IpAddr {
+    let is_trusted = |address: IpAddr| trusted.iter().any(|proxy| proxy.contains(address));
+    let peer = canonical(peer);
+    if !is_trusted(peer) {
+        return peer;
+    }
+    let mut address = peer;
+    let forwarded = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .collect::<Vec<_>>();
+    for entry in forwarded.iter().rev() {
+        let Some(hop) = parse_forwarded(entry) else {
+            // Not an address: nothing further left can be believed.
+            break;
+        };
+        address = hop;
+        if !is_trusted(hop) {
+            break;
+        }
+    }
+    address
+}
+
+/// The client address of a request, as [`client_address`] reads it behind the trusted
+/// proxies: set by [`limit`] on every request, for the publishers' budgets too.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClientAddress(pub(crate) IpAddr);
+
 fn parse_forwarded(entry: &str) -> Option<IpAddr> {
     let entry = entry.trim();
     if let Ok(address) = entry.parse::<IpAddr>() {
@@ -323,7 +336,19 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 /// The middleware: takes each request from its client's budget, answering a 429 when it is
 /// spent. `/healthz` and `/metrics` are not counted: they are how an operator or a load
 /// balancer watches the server.
-pub(crate) async fn limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub(crate) async fn limit(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
+        let address = client_address(
+            peer.ip(),
+            request.headers(),
+            &state.config().trusted_proxies,
+        );
+        request.extensions_mut().insert(ClientAddress(address));
+    }
     let Some(limits) = state.client_limits() else {
         return next.run(request).await;
     };

@@ -211,3 +211,73 @@ async fn on_a_socket_the_peer_address_is_the_client() {
     let _ = stop.send(());
     server.await.unwrap().unwrap();
 }
+
+/// The publishers' budgets (recrawl requests, submissions, pings) count the same client as
+/// the rate limit does: behind a trusted proxy, the address in `X-Forwarded-For`, not the
+/// proxy's; with the rate limit off too.
+#[tokio::test]
+async fn publishers_budgets_count_the_client_behind_a_trusted_proxy() {
+    use store::{AddMode, AddedAs, NewTarget};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(&dir.path().join("store")).unwrap());
+    let blobs = Blobs::open(dir.path()).unwrap();
+    let domains = ["a.test", "b.test", "c.test", "d.test"];
+    store
+        .frontier()
+        .add(
+            domains
+                .iter()
+                .map(|domain| NewTarget {
+                    domain: (*domain).to_owned(),
+                    target: format!("http://{domain}"),
+                    added_as: AddedAs::Seed,
+                    source: None,
+                    rank: None,
+                })
+                .collect(),
+            AddMode::Keep,
+        )
+        .await
+        .unwrap();
+    let config = ServeConfig {
+        rate_limit: None,
+        trusted_proxies: vec![TrustedProxy::parse("10.0.0.0/8").unwrap()],
+        budgets: api::BudgetConfig {
+            client_requests_per_hour: std::num::NonZeroU32::new(2).unwrap(),
+            ..api::BudgetConfig::default()
+        },
+        ..ServeConfig::default()
+    };
+    let state = state_over(dir.path(), store, blobs, Tokens::none(), config);
+    let recrawl = |domain: &str, client: &str| {
+        let peer: SocketAddr = "10.0.0.1:40000".parse().unwrap();
+        let request = Request::post(format!("/v1/domains/{domain}/recrawl"))
+            .extension(ConnectInfo(peer))
+            .header("x-forwarded-for", client)
+            .body(Body::empty())
+            .unwrap();
+        send_to(state.clone(), request)
+    };
+    // One client, through the proxy: two requests, then its budget is spent.
+    assert_eq!(
+        recrawl("a.test", "203.0.113.1").await.status,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(
+        recrawl("b.test", "203.0.113.1").await.status,
+        StatusCode::ACCEPTED
+    );
+    let refused = recrawl("c.test", "203.0.113.1").await;
+    assert_eq!(
+        refused.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        refused.text()
+    );
+    assert!(refused.header(header::RETRY_AFTER).is_some());
+    // Another client through the same proxy has its own budget.
+    assert_eq!(
+        recrawl("d.test", "203.0.113.2").await.status,
+        StatusCode::ACCEPTED
+    );
+}
