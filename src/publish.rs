@@ -11,6 +11,7 @@ use crawler::fetch::HttpCache;
 use crawler::publish::KeyReader;
 use formats::seeds::SeedTarget;
 use futures_util::future::BoxFuture;
+use tokio::sync::Notify;
 use url::Url;
 
 use crate::crawl::worker_name;
@@ -22,6 +23,8 @@ pub(crate) struct CrawlerProber {
     /// How a probe crawls (the fetch settings share the hosts' turns with the server's).
     config: CrawlConfig,
     cache: HttpCache,
+    /// Woken when a probe stored records (the server syncs its index).
+    stored: Arc<Notify>,
 }
 
 impl std::fmt::Debug for CrawlerProber {
@@ -32,20 +35,31 @@ impl std::fmt::Debug for CrawlerProber {
 
 impl CrawlerProber {
     /// Returns a prober that crawls with `config` (its fetch settings shared with the
-    /// background crawl's) into `cache`'s store and blobs.
-    pub(crate) fn new(config: CrawlConfig, cache: HttpCache) -> Result<CrawlerProber, String> {
+    /// background crawl's) into `cache`'s store and blobs, and wakes `stored` when it stored
+    /// records.
+    pub(crate) fn new(
+        config: CrawlConfig,
+        cache: HttpCache,
+        stored: Arc<Notify>,
+    ) -> Result<CrawlerProber, String> {
         Ok(CrawlerProber {
             keys: Arc::new(KeyReader::new(config.fetch.clone(), Some(cache.clone()))?),
             config,
             cache,
+            stored,
         })
     }
 }
 
-/// A probe reports to nobody: the server's index sync hears of the change from the intake.
-struct Quiet;
+/// A probe reports nothing but that it stored records, so that the server syncs its index
+/// as they land (a submitted site's records are awaited).
+struct Syncs(Arc<Notify>);
 
-impl CrawlObserver for Quiet {}
+impl CrawlObserver for Syncs {
+    fn stored(&self, _last_seq: u64) {
+        self.0.notify_one();
+    }
+}
 
 impl Prober for CrawlerProber {
     fn check_key(&self, key_url: Url, key: String) -> BoxFuture<'static, KeyCheck> {
@@ -64,6 +78,7 @@ impl Prober for CrawlerProber {
     fn probe(&self, target: String) -> BoxFuture<'static, Result<(), String>> {
         let config = self.config.clone();
         let cache = self.cache.clone();
+        let stored = Arc::clone(&self.stored);
         Box::pin(async move {
             let target = SeedTarget::parse(&target)?;
             let feed = Feed::targets(vec![target], worker_name());
@@ -72,7 +87,7 @@ impl Prober for CrawlerProber {
                 feed,
                 cache.store,
                 cache.blobs,
-                Arc::new(Quiet),
+                Arc::new(Syncs(stored)),
                 std::future::pending::<()>(),
             )
             .await

@@ -106,15 +106,15 @@ pub(crate) fn run(
         let probe_config = CrawlConfig {
             fetch,
             concurrency: 1,
-            prefetch_files: args.prefetch_files,
+            prefetch_files: args.prefetch_files || !args.no_prefetch_files,
             keep_report_lines: false,
             audit: true,
             // A submission's probe reads one site; what it names waits for the crawl.
             discover_budget: 0,
         };
-        let prober = CrawlerProber::new(probe_config, cache).map_err(|message| {
-            usage(anyhow::anyhow!("cannot set up the fetch layer: {message}"))
-        })?;
+        let prober = CrawlerProber::new(probe_config, cache, state.on_store_change()).map_err(
+            |message| usage(anyhow::anyhow!("cannot set up the fetch layer: {message}")),
+        )?;
         state.set_prober(Arc::new(prober));
         // Commands that change the frontier find this server here while it holds the
         // embedded store.

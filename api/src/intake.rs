@@ -105,6 +105,15 @@ pub(crate) enum PingOutcome {
     Pending,
 }
 
+/// Which of a domain's cached copies a request makes out of date.
+#[derive(Debug, Clone, Copy)]
+enum Stale<'a> {
+    /// All of them: a recrawl request, a submission.
+    Everything,
+    /// Those an IndexNow ping names ([`indexnow::stale_copies`]).
+    Named(&'a [Url]),
+}
+
 /// The frontier's writes, and who to tell of them.
 #[derive(Debug, Clone)]
 pub(crate) struct Intake {
@@ -149,16 +158,18 @@ impl Intake {
         }
         self.budgets.client_request(client)?;
         self.budgets.recrawl(&entry.domain)?;
-        self.refresh(&entry.domain, Some(entry.clone()), None).await
+        self.refresh(&entry.domain, Some(entry.clone()), None, Stale::Everything)
+            .await
     }
 
-    /// Makes `domain` due now and marks its cached copies out of date; a domain the frontier
-    /// does not hold is added, as `submitted`, with `target`.
+    /// Makes `domain` due now and marks `stale` of its cached copies out of date; a domain
+    /// the frontier does not hold is added, as `submitted`, with `target`.
     async fn refresh(
         &self,
         domain: &str,
         entry: Option<FrontierEntry>,
         target: Option<&SeedTarget>,
+        stale: Stale<'_>,
     ) -> Result<Refresh, ApiError> {
         let (new, added) = match (&entry, target) {
             (Some(entry), _) => (
@@ -191,12 +202,29 @@ impl Intake {
         // its cache entries when it starts, and must find them marked.
         if let Ok(target) = SeedTarget::parse(&new.target) {
             // Both schemes: a site's copies are kept under the scheme it was read over.
+            let mut cached = Vec::new();
             for scheme in ["https", "http"] {
                 let mut origin = target.origin().clone();
                 if origin.set_scheme(scheme).is_ok() {
-                    self.store.mark_stale(&origin).await?;
+                    cached.extend(
+                        self.store
+                            .cached_of_origin(&origin)
+                            .await?
+                            .into_iter()
+                            .filter(|(_, entry)| !entry.revalidate)
+                            .map(|(url, _)| url),
+                    );
                 }
             }
+            let marked = match stale {
+                Stale::Everything => cached,
+                Stale::Named(urls) => indexnow::stale_copies(urls, &cached),
+            };
+            let marked: Vec<Url> = marked
+                .iter()
+                .filter_map(|url| Url::parse(url).ok())
+                .collect();
+            self.store.mark_urls_stale(marked).await?;
         }
         let stats = self.frontier.add(vec![new], AddMode::CrawlNow).await?;
         if stats.delisted > 0 {
@@ -261,7 +289,10 @@ impl Intake {
             None => target.to_string(),
         };
         let known = entry.is_some();
-        if let Refresh::Delisted(_) = self.refresh(&domain, entry, Some(&target)).await? {
+        if let Refresh::Delisted(_) = self
+            .refresh(&domain, entry, Some(&target), Stale::Everything)
+            .await?
+        {
             return Ok(Submitted::Delisted(domain));
         }
         let intake = self.clone();
@@ -367,7 +398,10 @@ impl Intake {
         if entry.as_ref().is_some_and(|entry| entry.delisted.is_some()) {
             return Ok(vec![Refresh::Delisted(domain)]);
         }
-        Ok(vec![self.refresh(&domain, entry, Some(&target)).await?])
+        Ok(vec![
+            self.refresh(&domain, entry, Some(&target), Stale::Named(&ping.urls))
+                .await?,
+        ])
     }
 
     /// Returns what is woken after a change to the records (a delisting).

@@ -29,7 +29,7 @@ use tokio::task::JoinSet;
 use crate::credentials::Credentials;
 use crate::fetch::{FetchSettings, Fetcher, HttpCache};
 use crate::politeness::CrawlSlot;
-pub use domain::{DomainCrawl, IndexRead, Reading, crawl_domain};
+pub use domain::{DomainCrawl, IndexRead, Reading, Streaming, crawl_domain};
 pub use feed::{Feed, Skipped, Source};
 use feed::{Leases, STORE_RETRIES, TopUp};
 use formats::seeds::SeedTarget;
@@ -262,11 +262,31 @@ pub async fn crawl_work(
     let crawl_one = |target: SeedTarget, slot: CrawlSlot| {
         let fetcher = Arc::clone(&fetcher);
         let store = Store::clone(&store);
+        let observer = Arc::clone(&observer);
+        let awaited = leases.take_requested(&target.domain().to_string());
         let reading = Reading {
             prefetch_files: config.prefetch_files,
             audit: config.audit,
         };
-        async move { crawl_domain(&fetcher, &target, reading, Some(slot), Some(&store)).await }
+        async move {
+            // Records stored while an awaited domain runs are taken into the index at once.
+            let stored = || {
+                let store = Store::clone(&store);
+                let observer = Arc::clone(&observer);
+                tokio::spawn(async move {
+                    match store.last_seq().await {
+                        Ok(seq) => observer.stored(seq),
+                        Err(error) => tracing::warn!(%error, "cannot read the change log"),
+                    }
+                });
+            };
+            let streaming = Streaming {
+                store: &store,
+                awaited,
+                stored: &stored,
+            };
+            crawl_domain(&fetcher, &target, reading, Some(slot), Some(streaming)).await
+        }
     };
     let mut sites = Sites::new(Vec::new(), concurrency, crawl_one);
     let mut discovery =
@@ -285,6 +305,8 @@ pub async fn crawl_work(
     let mut feeding = true;
     // Leases that failed in a row because the store was unavailable.
     let mut lease_failures = 0;
+    // A domain made due now in this process (a ping, a recrawl request) is leased at once.
+    let due_now = store.frontier().due_now();
     tokio::pin!(shutdown);
     loop {
         if feeding && wants_lease(sites.occupied()) && tokio::time::Instant::now() >= next_top_up {
@@ -339,6 +361,10 @@ pub async fn crawl_work(
             }
             finished = sites.next(), if sites.pending() > 0 => finished,
             () = tokio::time::sleep_until(next_top_up), if timer => continue,
+            () = due_now.notified(), if feeding => {
+                next_top_up = tokio::time::Instant::now();
+                continue;
+            }
         };
         let Some((position, target, crawled)) = finished else {
             continue;

@@ -366,6 +366,27 @@ impl Session<'_> {
         cache.store.blocking().cached(url).ok()?
     }
 
+    /// True when a fetch of `url` would be answered from the cache, without a request: a
+    /// stored copy (or "not found") that is fresh and that no publisher marked out of date.
+    pub fn answers_from_cache(&self, url: &Url) -> bool {
+        let Some(entry) = self.stored_entry(url) else {
+            return false;
+        };
+        if entry.revalidate {
+            return false;
+        }
+        let Ok(policy) = serde_json::from_value::<CachePolicy>(entry.policy) else {
+            return false;
+        };
+        let Some(request) = self.cache_request(url) else {
+            return false;
+        };
+        matches!(
+            policy.before_request(&request, SystemTime::now()),
+            BeforeRequest::Fresh(_)
+        )
+    }
+
     /// Takes the HTTP cache updates made so far, to store with the domain's results.
     pub fn take_cache_updates(&mut self) -> Vec<(Url, Option<CacheEntry>)> {
         std::mem::take(&mut self.cache_updates)

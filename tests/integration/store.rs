@@ -184,7 +184,7 @@ async fn a_postgres_store_holds_the_same_records_as_the_embedded_one() {
     // The crawl migrated the schema; `migrate` says there is nothing left to do.
     let output = skillscout(&dir, &["--store", &schema.url, "migrate"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_eq!(stdout(&output).trim(), "schema version 4 → 4");
+    assert_eq!(stdout(&output).trim(), "schema version 5 → 5");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -214,7 +214,7 @@ fn migrate_needs_a_postgres_store_and_bad_locations_are_clear_errors() {
     if let Some(schema) = TestSchema::create() {
         let output = skillscout(dir.path(), &["--store", &schema.url, "migrate"]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-        assert_eq!(stdout(&output).trim(), "schema version 0 → 4");
+        assert_eq!(stdout(&output).trim(), "schema version 0 → 5");
     }
 }
 

@@ -205,6 +205,52 @@ pub(crate) fn names_skills(url: &Url, target: Option<&SeedTarget>) -> bool {
     })
 }
 
+/// Which cached copies a verified ping makes out of date, of `cached` (the URLs of the copies
+/// the directory holds of the ping's host, in either scheme): each URL named (in either
+/// scheme), everything under a named folder (a path that ends in `/`; the root names
+/// everything) and, for a URL under `/.well-known/agent-skills/`, that folder's index too (it
+/// carries the digest of each skill, which changes with the skill's files). A URL named that
+/// the directory holds no copy of is new to it: every copy is then out of date, so that the
+/// crawl reads again the indexes that may list it. The other copies are used while their
+/// `Cache-Control` calls them fresh.
+pub(crate) fn stale_copies(named: &[Url], cached: &[String]) -> Vec<String> {
+    fn without_scheme(url: &str) -> &str {
+        url.split_once("://").map_or(url, |(_, rest)| rest)
+    }
+    let mut by_key: HashMap<&str, Vec<&String>> = HashMap::new();
+    for url in cached {
+        by_key.entry(without_scheme(url)).or_default().push(url);
+    }
+    let mut stale: Vec<&String> = Vec::new();
+    for url in named {
+        let key = without_scheme(url.as_str());
+        let path = url.path();
+        if path.ends_with('/') {
+            stale.extend(
+                cached
+                    .iter()
+                    .filter(|copy| without_scheme(copy).starts_with(key)),
+            );
+        } else {
+            match by_key.get(key) {
+                Some(copies) => stale.extend(copies.iter().copied()),
+                None => return cached.to_vec(),
+            }
+        }
+        const CURRENT: &str = "/.well-known/agent-skills/";
+        if let Some(at) = path.find(CURRENT) {
+            let authority = key.split_once('/').map_or(key, |(authority, _)| authority);
+            let index = format!("{authority}{}index.json", &path[..at + CURRENT.len()]);
+            if let Some(copies) = by_key.get(index.as_str()) {
+                stale.extend(copies.iter().copied());
+            }
+        }
+    }
+    stale.sort_unstable();
+    stale.dedup();
+    stale.into_iter().cloned().collect()
+}
+
 /// What is remembered of a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Known {
@@ -393,6 +439,94 @@ mod tests {
         assert_eq!(
             keys.claim(&ping, now + VERIFIED_FOR / 2),
             Some(Known::Verified)
+        );
+    }
+
+    fn stale(named: &[&str], cached: &[String]) -> Vec<String> {
+        let named: Vec<Url> = named.iter().map(|url| Url::parse(url).unwrap()).collect();
+        stale_copies(&named, cached)
+    }
+
+    #[test]
+    fn a_ping_makes_out_of_date_the_copies_it_names_and_no_others() {
+        let cached = urls(&[
+            "https://a.test/.well-known/skills/index.json",
+            "https://a.test/.well-known/skills/tool/SKILL.md",
+            "https://a.test/.well-known/skills/tool/run.sh",
+            "https://a.test/.well-known/skills/other/SKILL.md",
+            "https://a.test/robots.txt",
+        ]);
+        // The URL named, in the scheme the directory reads the site over or the other.
+        for scheme in ["https", "http"] {
+            assert_eq!(
+                stale(
+                    &[&format!(
+                        "{scheme}://a.test/.well-known/skills/tool/SKILL.md"
+                    )],
+                    &cached
+                ),
+                urls(&["https://a.test/.well-known/skills/tool/SKILL.md"])
+            );
+        }
+        // A folder names what lies under it; the root names everything.
+        assert_eq!(
+            stale(&["https://a.test/.well-known/skills/tool/"], &cached),
+            urls(&[
+                "https://a.test/.well-known/skills/tool/SKILL.md",
+                "https://a.test/.well-known/skills/tool/run.sh",
+            ])
+        );
+        let mut everything = cached.clone();
+        everything.sort();
+        assert_eq!(stale(&["https://a.test/"], &cached), everything);
+        // A near miss: a path that only begins like a folder named is not under it.
+        assert_eq!(
+            stale(&["https://a.test/.well-known/skills/to/"], &cached),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_url_the_directory_holds_no_copy_of_makes_every_copy_out_of_date() {
+        let cached = urls(&[
+            "https://a.test/.well-known/skills/index.json",
+            "https://a.test/.well-known/skills/tool/SKILL.md",
+        ]);
+        assert_eq!(
+            stale(&["https://a.test/.well-known/skills/new/SKILL.md"], &cached),
+            cached
+        );
+    }
+
+    #[test]
+    fn a_skill_under_the_current_path_makes_its_index_out_of_date_too() {
+        let cached = urls(&[
+            "https://a.test/.well-known/agent-skills/index.json",
+            "https://a.test/.well-known/agent-skills/tool/SKILL.md",
+            "https://a.test/.well-known/agent-skills/other/SKILL.md",
+            "https://a.test/docs/.well-known/agent-skills/index.json",
+        ]);
+        assert_eq!(
+            stale(
+                &["https://a.test/.well-known/agent-skills/tool/SKILL.md"],
+                &cached
+            ),
+            urls(&[
+                "https://a.test/.well-known/agent-skills/index.json",
+                "https://a.test/.well-known/agent-skills/tool/SKILL.md",
+            ])
+        );
+        // The legacy index carries no digests: a changed SKILL.md leaves it as it is.
+        let legacy = urls(&[
+            "https://a.test/.well-known/skills/index.json",
+            "https://a.test/.well-known/skills/tool/SKILL.md",
+        ]);
+        assert_eq!(
+            stale(
+                &["https://a.test/.well-known/skills/tool/SKILL.md"],
+                &legacy
+            ),
+            urls(&["https://a.test/.well-known/skills/tool/SKILL.md"])
         );
     }
 }

@@ -3,9 +3,8 @@
 //! through its Skills Extension, `domain/mcp.rs`), turned into records and a status.
 //!
 //! The result is applied in one transaction by the crawl's writer (or printed, by `validate
-//! URL`); only a domain whose finished records outgrow [`STREAM_BYTES`] or [`STREAM_RECORDS`]
-//! has them stored while it runs ([`Store::upsert`]), so that one domain listing thousands of
-//! large skills is never held in memory whole.
+//! URL`); records are stored while the domain runs ([`Store::upsert`]) only when they outgrow
+//! [`STREAM_BYTES`] or [`STREAM_RECORDS`], or when someone awaits them ([`Streaming::awaited`]).
 
 mod mcp;
 
@@ -35,6 +34,27 @@ pub const MAX_LISTED_ERRORS: usize = 200;
 pub const STREAM_BYTES: usize = 8 * 1024 * 1024;
 /// When a crawl streams, the most finished records a domain holds before storing them.
 pub const STREAM_RECORDS: usize = 256;
+
+/// Where a domain's finished records go while it is crawled.
+#[derive(Clone, Copy)]
+pub struct Streaming<'a> {
+    /// The store.
+    pub store: &'a Store,
+    /// Someone awaits this domain's results (it was asked for: a ping, a recrawl request, a
+    /// submission): the records read so far are stored before each request that goes to the
+    /// network, so that a change is searchable without waiting for the host's next turns.
+    pub awaited: bool,
+    /// Told after records were stored while the domain runs (the index's owner syncs).
+    pub stored: &'a (dyn Fn() + Send + Sync),
+}
+
+impl std::fmt::Debug for Streaming<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Streaming")
+            .field("awaited", &self.awaited)
+            .finish_non_exhaustive()
+    }
+}
 
 /// Everything one domain's crawl produced.
 #[derive(Debug, Clone)]
@@ -74,15 +94,16 @@ impl Reading {
 }
 
 /// Crawls one target to the end. Never fails: every problem is in the status. With
-/// `stream_to`, finished records past [`STREAM_BYTES`] or [`STREAM_RECORDS`] are stored as
-/// the crawl goes (see [`DomainCrawl::streamed`]); without it, every record is returned.
+/// `stream_to`, finished records past [`STREAM_BYTES`] or [`STREAM_RECORDS`] (or, when they
+/// are awaited, before each request) are stored as the crawl goes (see
+/// [`DomainCrawl::streamed`]); without it, every record is returned.
 #[tracing::instrument(skip_all, fields(origin = %target))]
 pub async fn crawl_domain(
     fetcher: &Fetcher,
     target: &SeedTarget,
     reading: Reading,
     slot: Option<CrawlSlot>,
-    stream_to: Option<&Store>,
+    stream_to: Option<Streaming<'_>>,
 ) -> DomainCrawl {
     let mut kept = Kept::new(stream_to);
     let options = SiteOptions {
@@ -142,6 +163,9 @@ async fn drive(
     loop {
         match site.next_step() {
             Step::Fetch(request) => {
+                if kept.awaits_records() && goes_to_network(session, fetcher, &request).await {
+                    kept.flush().await;
+                }
                 let lost = Arc::clone(&kept.blobs_lost);
                 let reply = fetch(session, fetcher, &request, &mut kept.caching, &lost).await;
                 site.answer(reply);
@@ -161,6 +185,8 @@ struct Kept<'s> {
     /// Where records go while the crawl runs; `None` keeps them all (and after a store
     /// error, so that the crawl's final apply meets it and nothing is lost).
     store: Option<&'s Store>,
+    /// Whether records are awaited, and whom to tell once some are stored.
+    awaited: Option<&'s (dyn Fn() + Send + Sync)>,
     streamed: Streamed,
     /// Finished records not stored yet, in index order, and their [`weight`].
     held: Vec<Skill>,
@@ -180,9 +206,12 @@ struct Kept<'s> {
 }
 
 impl<'s> Kept<'s> {
-    fn new(store: Option<&'s Store>) -> Kept<'s> {
+    fn new(stream_to: Option<Streaming<'s>>) -> Kept<'s> {
         Kept {
-            store,
+            store: stream_to.map(|streaming| streaming.store),
+            awaited: stream_to
+                .filter(|streaming| streaming.awaited)
+                .map(|streaming| streaming.stored),
             streamed: Streamed::default(),
             held: Vec::new(),
             held_weight: 0,
@@ -209,11 +238,22 @@ impl<'s> Kept<'s> {
     /// Stores the records held once they outgrow the budget (not after a blob was lost:
     /// what is held is then dropped at the end).
     async fn flush_if_full(&mut self) {
-        let Some(store) = self.store else { return };
-        if self.blobs_lost() {
+        if self.held.len() < STREAM_RECORDS && self.held_weight < STREAM_BYTES {
             return;
         }
-        if self.held.len() < STREAM_RECORDS && self.held_weight < STREAM_BYTES {
+        self.flush().await;
+    }
+
+    /// True when records are held that someone awaits, and can be stored.
+    fn awaits_records(&self) -> bool {
+        self.awaited.is_some() && self.store.is_some() && !self.held.is_empty()
+    }
+
+    /// Stores the records held (not after a blob was lost: what is held is then dropped at
+    /// the end); says so to whoever awaits them.
+    async fn flush(&mut self) {
+        let Some(store) = self.store else { return };
+        if self.blobs_lost() || self.held.is_empty() {
             return;
         }
         let records = std::mem::take(&mut self.held);
@@ -227,6 +267,9 @@ impl<'s> Kept<'s> {
             Ok(stats) => {
                 self.streamed.ids.extend(ids);
                 self.streamed.stats.add(stats);
+                if let Some(stored) = self.awaited {
+                    stored();
+                }
             }
             Err(error) => {
                 tracing::error!(%error, "cannot store records while crawling; keeping them");
@@ -326,6 +369,17 @@ async fn fetch(
         bytes: response.body,
         content_type: response.content_type,
     })
+}
+
+/// True when fetching `request` asks the network: neither its bytes (by digest) nor a fresh
+/// copy are kept.
+async fn goes_to_network(session: &Session<'_>, fetcher: &Fetcher, request: &Request) -> bool {
+    if let (Some(digest), Some(blobs)) = (request.digest, fetcher.blobs())
+        && blobs.contains(&digest).await
+    {
+        return false;
+    }
+    !session.answers_from_cache(&request.url)
 }
 
 /// Unpacking an archive (up to 64 MiB) and parsing YAML are CPU work: they run on the
@@ -617,7 +671,11 @@ mod tests {
     async fn held_records_go_to_the_store_past_the_byte_budget() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        let mut kept = Kept::new(Some(&store));
+        let mut kept = Kept::new(Some(Streaming {
+            store: &store,
+            awaited: false,
+            stored: &|| {},
+        }));
         let per_record = 512 * 1024;
         let mut stored_once = 0;
         for record in records(STREAM_BYTES / per_record + 3, per_record) {

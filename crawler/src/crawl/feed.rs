@@ -231,6 +231,9 @@ pub(crate) struct Leases {
     /// Given targets another crawl held when they were asked for, with when to ask again.
     deferred: Mutex<Vec<Deferred>>,
     held: Held,
+    /// Leased domains someone asked for ([`store::FrontierTarget::requested`]), until their
+    /// crawl starts.
+    requested: Mutex<HashSet<String>>,
     skipped: Mutex<Skipped>,
     added_stats: Mutex<AddStats>,
     /// When the crawl last said it was idle.
@@ -265,6 +268,7 @@ impl Leases {
             added: Mutex::new(VecDeque::new()),
             deferred: Mutex::new(Vec::new()),
             held: Held::default(),
+            requested: Mutex::new(HashSet::new()),
             skipped: Mutex::new(Skipped::default()),
             added_stats: Mutex::new(AddStats::default()),
             last_idle_report: Mutex::new(None),
@@ -276,6 +280,11 @@ impl Leases {
     /// turns to due domains after them).
     pub(crate) fn has_targets(&self) -> bool {
         self.given && !*lock(&self.working)
+    }
+
+    /// True once for a leased domain someone asked for: its crawl is about to start.
+    pub(crate) fn take_requested(&self, domain: &str) -> bool {
+        lock(&self.requested).remove(domain)
     }
 
     /// Returns what the crawl skipped, and what adding its targets did.
@@ -314,6 +323,9 @@ impl Leases {
             for lease in leased {
                 match SeedTarget::parse(&lease.target) {
                     Ok(target) => {
+                        if lease.requested {
+                            lock(&self.requested).insert(lease.domain.clone());
+                        }
                         self.held.insert(lease.domain);
                         targets.push(target);
                     }
@@ -430,6 +442,13 @@ impl Leases {
             .iter()
             .map(|lease| lease.domain.as_str())
             .collect();
+        lock(&self.requested).extend(
+            answer
+                .leased
+                .iter()
+                .filter(|lease| lease.requested)
+                .map(|lease| lease.domain.clone()),
+        );
         let retry_at = tokio::time::Instant::now() + RETRY_HELD;
         for target in page {
             let domain = target.domain().to_string();

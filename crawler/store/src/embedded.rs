@@ -551,6 +551,35 @@ impl HttpCacheStore for EmbeddedStore {
             Ok(())
         })
     }
+
+    fn mark_stale(&self, urls: &[String]) -> Result<usize, StoreError> {
+        // Read and rewritten in the write transaction, so a crawl storing an entry meanwhile
+        // is not undone.
+        let txn = self.db.begin_write().map_err(|e| self.error(e))?;
+        let mut marked = 0;
+        {
+            let mut table = txn.open_table(HTTP_CACHE).map_err(|e| self.error(e))?;
+            for url in urls {
+                let stored = table
+                    .get(url.as_str())
+                    .map_err(|e| self.error(e))?
+                    .map(|value| value.value().to_vec());
+                let Some(bytes) = stored else { continue };
+                let mut entry: CacheEntry = self.decode(url, &bytes)?;
+                if entry.revalidate {
+                    continue;
+                }
+                entry.revalidate = true;
+                let bytes = self.encode(url, &entry)?;
+                table
+                    .insert(url.as_str(), bytes.as_slice())
+                    .map_err(|e| self.error(e))?;
+                marked += 1;
+            }
+        }
+        txn.commit().map_err(|e| self.error(e))?;
+        Ok(marked)
+    }
 }
 
 /// A new store identity: 128 bits that no other store has, from the process's random hash

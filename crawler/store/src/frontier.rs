@@ -194,6 +194,16 @@ pub struct FrontierEntry {
     /// Set while it is delisted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delisted: Option<Delisting>,
+    /// When someone last asked for a crawl of it now (an IndexNow ping, a recrawl request, a
+    /// submission, an operator's `crawl_now`) that no crawl begun since has answered: a
+    /// request that lands while the domain is being crawled keeps it due when that crawl
+    /// finishes, since the crawl may have read the site before the change.
+    #[serde(
+        default,
+        with = "time::serde::rfc3339::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub requested_at: Option<OffsetDateTime>,
 }
 
 impl FrontierEntry {
@@ -239,7 +249,8 @@ pub struct NewTarget {
 pub enum AddMode {
     /// They keep their schedule (a seed list read again changes nothing).
     Keep,
-    /// They become due now (targets to crawl now, a recrawl request, a ping).
+    /// They become due now and are marked as asked for ([`FrontierEntry::requested_at`]): a
+    /// recrawl request, a ping, a submission, an operator's `crawl_now`.
     CrawlNow,
 }
 
@@ -248,7 +259,7 @@ pub enum AddMode {
 pub struct AddStats {
     /// New domains, due at once.
     pub added: u64,
-    /// Known domains whose target changed, or that became due now.
+    /// Known domains whose target changed, that became due now, or that were asked for.
     pub updated: u64,
     /// Known domains left as they were.
     pub unchanged: u64,
@@ -273,6 +284,9 @@ pub struct FrontierTarget {
     pub domain: String,
     /// The seed line to crawl for it.
     pub target: String,
+    /// Whether someone asked for this crawl ([`FrontierEntry::requested_at`]): its results
+    /// are awaited, so the crawl stores them as soon as it has them.
+    pub requested: bool,
 }
 
 /// What [`FrontierStore::lease_named`] did with each domain named.
@@ -397,7 +411,8 @@ pub trait FrontierStore: Send + Sync + Debug {
     ) -> Result<Vec<String>, StoreError>;
 
     /// Releases `owner`'s leases of crawled domains, whose results are stored, and schedules
-    /// each one's next crawl by `schedule`; returns the domains released (one `owner` no
+    /// each one's next crawl by `schedule`, except that a domain asked for after its lease
+    /// was taken stays due (and asked for); returns the domains released (one `owner` no
     /// longer held is left to its new holder).
     fn finish(
         &self,
@@ -443,12 +458,24 @@ pub trait FrontierStore: Send + Sync + Debug {
 #[derive(Debug, Clone)]
 pub struct Frontier {
     backend: Arc<dyn FrontierStore>,
+    /// Woken when domains became due now through this handle (or a clone).
+    due_now: Arc<tokio::sync::Notify>,
 }
 
 impl Frontier {
     /// Returns a handle on `backend`.
     pub fn from_backend(backend: Arc<dyn FrontierStore>) -> Frontier {
-        Frontier { backend }
+        Frontier {
+            backend,
+            due_now: Arc::new(tokio::sync::Notify::new()),
+        }
+    }
+
+    /// Returns what is woken when domains become due now through this handle or its clones
+    /// ([`AddMode::CrawlNow`]), so that a crawl of this process that waits for due domains
+    /// need not wait for its next look; crawls of other processes find them when they look.
+    pub fn due_now(&self) -> Arc<tokio::sync::Notify> {
+        Arc::clone(&self.due_now)
     }
 
     /// Returns the backend, for code that runs on a blocking thread already.
@@ -469,7 +496,11 @@ impl Frontier {
         targets: Vec<NewTarget>,
         mode: AddMode,
     ) -> Result<AddStats, StoreError> {
-        self.run(move |backend| backend.add(&targets, mode)).await
+        let stats = self.run(move |backend| backend.add(&targets, mode)).await?;
+        if mode == AddMode::CrawlNow && stats.added + stats.updated > 0 {
+            self.due_now.notify_one();
+        }
+        Ok(stats)
     }
 
     /// See [`FrontierStore::lease`].

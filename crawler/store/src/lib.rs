@@ -283,6 +283,11 @@ pub trait HttpCacheStore: Send + Sync + Debug {
 
     /// Stores (or, with `None`, forgets) the cache entry for `url`.
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError>;
+
+    /// Marks the cache entries of `urls` out of date ([`CacheEntry::revalidate`]), in one
+    /// transaction; URLs without an entry, or marked already, are left. Returns how many it
+    /// marked.
+    fn mark_stale(&self, urls: &[String]) -> Result<usize, StoreError>;
 }
 
 /// A backend that keeps records, cache entries and the frontier.
@@ -448,21 +453,28 @@ impl Store {
     pub async fn mark_stale(&self, origin: &Url) -> Result<usize, StoreError> {
         let origin = origin.clone();
         self.run(move |backend| {
-            let mut marked = 0;
-            for (url, mut entry) in backend.cached_of_origin(&origin)? {
-                if entry.revalidate {
-                    continue;
-                }
-                let Ok(url) = Url::parse(&url) else {
-                    continue;
-                };
-                entry.revalidate = true;
-                backend.set_cached(&url, Some(&entry))?;
-                marked += 1;
+            let urls: Vec<String> = backend
+                .cached_of_origin(&origin)?
+                .into_iter()
+                .filter(|(_, entry)| !entry.revalidate)
+                .map(|(url, _)| url)
+                .collect();
+            if urls.is_empty() {
+                return Ok(0);
             }
-            Ok(marked)
+            backend.mark_stale(&urls)
         })
         .await
+    }
+
+    /// Marks the cache entries of `urls` as out of date (see [`CacheEntry::revalidate`]), in
+    /// one transaction; returns how many entries it marked (URLs never fetched have none).
+    pub async fn mark_urls_stale(&self, urls: Vec<Url>) -> Result<usize, StoreError> {
+        if urls.is_empty() {
+            return Ok(0);
+        }
+        let urls: Vec<String> = urls.into_iter().map(String::from).collect();
+        self.run(move |backend| backend.mark_stale(&urls)).await
     }
 
     /// Stores (or, with `None`, forgets) the cache entry for `url`.

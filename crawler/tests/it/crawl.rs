@@ -916,3 +916,72 @@ async fn https_origins_are_trusted_through_ca_cert() {
     let line = domain(&report, "secure.test");
     assert_eq!((line.outcome, line.skills), (Outcome::Ok, 2), "{line:?}");
 }
+
+/// A domain someone asked for (a ping, a recrawl request, a submission: the frontier marks it
+/// requested) has its records stored as soon as they are read, before its next request to the
+/// network, so that a change is searchable without waiting for the host's next turns; a
+/// domain nobody asked for stores them once it is done. Seen from the site: when its last
+/// probe (`/.well-known/skill-sharing`) is asked for, is the skill in the store yet?
+#[tokio::test]
+async fn an_awaited_domains_records_are_stored_before_its_next_request() {
+    let data = Data::new();
+    let description = Arc::new(std::sync::Mutex::new("The first version.".to_owned()));
+    let stored_then: Arc<std::sync::Mutex<Vec<Option<String>>>> = Arc::default();
+    let server = {
+        let store = Arc::clone(&data.store);
+        let description = Arc::clone(&description);
+        let stored_then = Arc::clone(&stored_then);
+        TestServer::start(move |request| match request.path.as_str() {
+            "/.well-known/skills/index.json" => Reply::json(
+                r#"{"skills":[{"name":"tool","description":"A tool.","files":["SKILL.md"]}]}"#,
+            ),
+            "/.well-known/skills/tool/SKILL.md" => {
+                let description = description.lock().unwrap().clone();
+                Reply::ok(format!(
+                    "---\nname: tool\ndescription: {description}\n---\n# Tool\n"
+                ))
+            }
+            "/.well-known/skill-sharing" => {
+                let record = store.blocking().record("awaited.test/tool").unwrap();
+                stored_then
+                    .lock()
+                    .unwrap()
+                    .push(record.map(|record| record.skill.description));
+                Reply::not_found()
+            }
+            _ => Reply::not_found(),
+        })
+        .await
+    };
+
+    // Nobody asked: the records wait for the domain's end.
+    let first = data.crawl(test_config(&server), &["awaited.test"]).await;
+    assert_eq!(first.totals.added, 1);
+    assert_eq!(*stored_then.lock().unwrap(), [None]);
+
+    // The publisher changes the skill and asks for a crawl.
+    *description.lock().unwrap() = "The second version.".to_owned();
+    data.store
+        .frontier()
+        .add(
+            vec![store::NewTarget {
+                domain: "awaited.test".to_owned(),
+                target: "http://awaited.test".to_owned(),
+                added_as: store::AddedAs::Seed,
+                source: None,
+                rank: None,
+            }],
+            store::AddMode::CrawlNow,
+        )
+        .await
+        .unwrap();
+    let second = data.crawl(test_config(&server), &["awaited.test"]).await;
+    assert_eq!(second.totals.updated, 1);
+    assert_eq!(
+        stored_then.lock().unwrap()[1].as_deref(),
+        Some("The second version."),
+        "stored before the site's last probe"
+    );
+    let entry = data.store.frontier().entry("awaited.test").await.unwrap();
+    assert_eq!(entry.unwrap().requested_at, None, "the request is answered");
+}

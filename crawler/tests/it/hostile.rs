@@ -590,7 +590,11 @@ async fn a_domain_of_many_large_skills_streams_its_records_to_the_store() {
         &target,
         crawler::crawl::Reading::ARTIFACTS,
         None,
-        Some(&data.store),
+        Some(crawler::crawl::Streaming {
+            store: &data.store,
+            awaited: false,
+            stored: &|| {},
+        }),
     )
     .await;
 

@@ -209,6 +209,10 @@ impl HttpCacheStore for Flaky {
     fn set_cached(&self, url: &Url, entry: Option<&CacheEntry>) -> Result<(), StoreError> {
         self.inner.set_cached(url, entry)
     }
+
+    fn mark_stale(&self, urls: &[String]) -> Result<usize, StoreError> {
+        self.inner.mark_stale(urls)
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -39,6 +39,9 @@ pub(super) const DELISTED: TableDefinition<'_, &str, ()> = TableDefinition::new(
 pub(super) struct Lease {
     owner: String,
     until: Instant,
+    /// When it was taken, by the store's clock: a request later than this one is not
+    /// answered by the crawl that holds it.
+    since: OffsetDateTime,
 }
 
 /// The leases held, by domain.
@@ -168,6 +171,7 @@ impl EmbeddedStore {
         let now = millis((self.clock)());
         let txn = self.db.begin_read().map_err(|e| self.error(e))?;
         let due = txn.open_table(DUE).map_err(|e| self.error(e))?;
+        let rows = txn.open_table(FRONTIER).map_err(|e| self.error(e))?;
         let mut out = Vec::new();
         let upper = now.saturating_add(1);
         for entry in due
@@ -180,14 +184,17 @@ impl EmbeddedStore {
             let (key, target) = entry.map_err(|e| self.error(e))?;
             let (_, domain) = key.value();
             if !skip(domain) {
+                let requested = self
+                    .read_entry(&rows, domain)?
+                    .is_some_and(|row| row.requested_at.is_some());
                 out.push(FrontierTarget {
                     domain: domain.to_owned(),
                     target: target.value().to_owned(),
+                    requested,
                 });
             }
         }
         let last = txn.open_table(LAST).map_err(|e| self.error(e))?;
-        let rows = txn.open_table(FRONTIER).map_err(|e| self.error(e))?;
         for entry in last
             .range::<(i64, &str)>((Bound::Included((upper, "")), Bound::Unbounded))
             .map_err(|e| self.error(e))?
@@ -204,6 +211,7 @@ impl EmbeddedStore {
                 && row.delisted.is_none()
             {
                 out.push(FrontierTarget {
+                    requested: row.requested_at.is_some(),
                     domain: row.domain,
                     target: row.target,
                 });
@@ -323,6 +331,7 @@ impl FrontierStore for EmbeddedStore {
                         crawls: 0,
                         last_crawled_by: None,
                         delisted: None,
+                        requested_at: (mode == AddMode::CrawlNow).then_some(now),
                     };
                     self.write_entry(tables, None, &entry)?;
                     stats.added += 1;
@@ -337,8 +346,11 @@ impl FrontierStore for EmbeddedStore {
                 if entry.rank.is_none() {
                     entry.rank = target.rank;
                 }
-                if mode == AddMode::CrawlNow && !entry.is_due(now) {
-                    entry.next_crawl_at = now;
+                if mode == AddMode::CrawlNow {
+                    if !entry.is_due(now) {
+                        entry.next_crawl_at = now;
+                    }
+                    entry.requested_at = Some(now);
                 }
                 if entry == previous {
                     stats.unchanged += 1;
@@ -361,6 +373,7 @@ impl FrontierStore for EmbeddedStore {
             return Ok(Vec::new());
         }
         let now = Instant::now();
+        let since = (self.clock)();
         let mut leases = self.leases();
         let picked = self.due_candidates(max, |domain| {
             leases.get(domain).is_some_and(|lease| lease.until > now)
@@ -371,6 +384,7 @@ impl FrontierStore for EmbeddedStore {
                 Lease {
                     owner: owner.to_owned(),
                     until: now + lease_for,
+                    since,
                 },
             );
         }
@@ -408,9 +422,11 @@ impl FrontierStore for EmbeddedStore {
                     Lease {
                         owner: owner.to_owned(),
                         until: now + lease_for,
+                        since: (self.clock)(),
                     },
                 );
                 out.leased.push(FrontierTarget {
+                    requested: row.requested_at.is_some(),
                     domain: row.domain,
                     target: row.target,
                 });
@@ -450,14 +466,15 @@ impl FrontierStore for EmbeddedStore {
         schedule: &Schedule,
     ) -> Result<Vec<String>, StoreError> {
         let now = (self.clock)();
-        let mine: Vec<&Crawled> = {
+        let mine: Vec<(&Crawled, OffsetDateTime)> = {
             let leases = self.leases();
             crawled
                 .iter()
-                .filter(|crawl| {
+                .filter_map(|crawl| {
                     leases
                         .get(&crawl.domain)
-                        .is_some_and(|lease| lease.owner == owner)
+                        .filter(|lease| lease.owner == owner)
+                        .map(|lease| (crawl, lease.since))
                 })
                 .collect()
         };
@@ -465,7 +482,7 @@ impl FrontierStore for EmbeddedStore {
         // and a crash before then only means the domains are crawled again.
         let released = self.frontier_write(redb::Durability::None, |tables| {
             let mut released = Vec::new();
-            for crawl in &mine {
+            for &(crawl, since) in &mine {
                 let Some(previous) = self.read_entry(&tables.rows, &crawl.domain)? else {
                     released.push(crawl.domain.clone());
                     continue;
@@ -475,7 +492,14 @@ impl FrontierStore for EmbeddedStore {
                 let interval = schedule.next_interval(previous.interval(), observed);
                 entry.interval_secs = Some(interval.as_secs());
                 let wait = Schedule::wait(interval, crawl.not_before);
-                entry.next_crawl_at = now + wait;
+                // Asked for since the crawl began: it may have read the site before the
+                // change, so the domain stays due (and asked for).
+                if entry.requested_at.is_some_and(|at| at >= since) {
+                    entry.next_crawl_at = now;
+                } else {
+                    entry.next_crawl_at = now + wait;
+                    entry.requested_at = None;
+                }
                 entry.last_crawled_at = Some(now);
                 entry.last_outcome = Some(crawl.outcome);
                 entry.last_crawled_by = Some(owner.to_owned());
@@ -706,6 +730,7 @@ impl FrontierStore for EmbeddedStore {
                 crawls: 0,
                 last_crawled_by: None,
                 delisted: None,
+                requested_at: None,
             });
             entry.delisted = Some(Delisting {
                 reason: reason.to_owned(),

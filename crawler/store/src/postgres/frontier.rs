@@ -30,22 +30,24 @@ use crate::types::{ApplyStats, Outcome, StoreError};
 /// The columns of a row, in the order [`entry_of`] reads them.
 const COLUMNS: &str = "domain, target, added_as, source, rank, added_at, next_crawl_at, \
      interval_secs, last_crawled_at, last_outcome, last_changed_at, crawls, last_crawled_by, \
-     delisted_reason, delisted_at";
+     delisted_reason, delisted_at, requested_at";
 
-/// Adds targets; a known domain keeps its schedule (or becomes due now with `$6`) and takes
-/// the new target; a delisted one is left alone. Returns whether each row written is new.
-const ADD: &str = "INSERT INTO frontier (domain, target, added_as, source, rank) \
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[]) \
+/// Adds targets; a known domain keeps its schedule (or, with `$6`, becomes due now and asked
+/// for) and takes the new target; a delisted one is left alone. Returns whether each row
+/// written is new.
+const ADD: &str = "INSERT INTO frontier (domain, target, added_as, source, rank, requested_at) \
+     SELECT d.*, CASE WHEN $6 THEN now() END \
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[]) AS d \
      ON CONFLICT (domain) DO UPDATE SET target = EXCLUDED.target, \
          rank = coalesce(frontier.rank, EXCLUDED.rank), \
          next_crawl_at = CASE WHEN $6 AND frontier.next_crawl_at > now() \
              AND NOT coalesce(frontier.last_crawled_at > now(), false) \
-             THEN now() ELSE frontier.next_crawl_at END \
+             THEN now() ELSE frontier.next_crawl_at END, \
+         requested_at = CASE WHEN $6 THEN now() ELSE frontier.requested_at END \
      WHERE frontier.delisted_at IS NULL \
          AND (frontier.target IS DISTINCT FROM EXCLUDED.target \
              OR (frontier.rank IS NULL AND EXCLUDED.rank IS NOT NULL) \
-             OR ($6 AND frontier.next_crawl_at > now() \
-                 AND NOT coalesce(frontier.last_crawled_at > now(), false))) \
+             OR $6) \
      RETURNING (xmax = 0)";
 
 /// Counts the delisted domains among some.
@@ -70,19 +72,19 @@ const LEASE: &str = "WITH by_time AS ( \
      picked AS ( \
          SELECT domain FROM (SELECT domain FROM by_time UNION SELECT domain FROM set_back) AS d \
          LIMIT $2) \
-     UPDATE frontier SET lease_owner = $1, \
+     UPDATE frontier SET lease_owner = $1, leased_at = now(), \
          lease_until = now() + $3 * interval '1 second' \
      FROM picked WHERE frontier.domain = picked.domain \
-     RETURNING frontier.domain, frontier.target";
+     RETURNING frontier.domain, frontier.target, frontier.requested_at IS NOT NULL";
 
 /// Leases the named rows that are not delisted, not held by another worker and not crawled
 /// since the crawl began (`$4`).
-const LEASE_NAMED: &str = "UPDATE frontier SET lease_owner = $1, \
+const LEASE_NAMED: &str = "UPDATE frontier SET lease_owner = $1, leased_at = now(), \
          lease_until = now() + $3 * interval '1 second' \
      WHERE domain = ANY($2) AND delisted_at IS NULL \
          AND (last_crawled_at IS NULL OR last_crawled_at < $4) \
          AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $1) \
-     RETURNING domain, target";
+     RETURNING domain, target, requested_at IS NOT NULL";
 
 /// Extends the caller's leases. A lease that expired but that nobody took is still the
 /// caller's (taking it would have changed its owner), so it may be extended too.
@@ -94,10 +96,13 @@ const RENEW: &str = "UPDATE frontier SET lease_until = now() + $3 * interval '1 
 const FINISH_READ: &str = "SELECT domain, interval_secs FROM frontier \
      WHERE lease_owner = $1 AND domain = ANY($2) FOR UPDATE";
 
-/// Releases the caller's leases of crawled domains and schedules their next crawl.
+/// Releases the caller's leases of crawled domains and schedules their next crawl; one asked
+/// for since its lease was taken stays due and asked for.
 const FINISH: &str = "UPDATE frontier AS f SET lease_owner = NULL, lease_until = NULL, \
-         interval_secs = u.interval_secs, \
-         next_crawl_at = now() + u.wait * interval '1 second', \
+         leased_at = NULL, interval_secs = u.interval_secs, \
+         next_crawl_at = CASE WHEN f.requested_at >= f.leased_at THEN now() \
+             ELSE now() + u.wait * interval '1 second' END, \
+         requested_at = CASE WHEN f.requested_at >= f.leased_at THEN f.requested_at END, \
          last_crawled_at = now(), last_crawled_by = $1, crawls = f.crawls + 1, \
          last_outcome = u.outcome, \
          last_changed_at = CASE WHEN u.changed THEN now() ELSE f.last_changed_at END \
@@ -113,6 +118,7 @@ const NOT_LEASED: &str = "SELECT domain, delisted_at IS NOT NULL, \
 
 /// Gives leases back without a crawl.
 const RELEASE: &str = "UPDATE frontier SET lease_owner = NULL, lease_until = NULL, \
+         leased_at = NULL, \
          next_crawl_at = now() + $3 * interval '1 second' \
      WHERE lease_owner = $1 AND domain = ANY($2)";
 
@@ -680,13 +686,14 @@ fn count(pool: &Pool, row: &Row, index: usize) -> Result<u64, StoreError> {
     u64::try_from(value).map_err(|error| pool.corrupt("frontier count", error))
 }
 
-/// Reads `(domain, target)` rows.
+/// Reads `(domain, target, requested)` rows.
 fn targets_of(pool: &Pool, rows: &[Row]) -> Result<Vec<FrontierTarget>, StoreError> {
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
         out.push(FrontierTarget {
             domain: pool.column(row, 0)?,
             target: pool.column(row, 1)?,
+            requested: pool.column(row, 2)?,
         });
     }
     Ok(out)
@@ -722,5 +729,6 @@ fn entry_of(pool: &Pool, row: &Row) -> Result<FrontierEntry, StoreError> {
         delisted: reason
             .zip(delisted_at)
             .map(|(reason, at)| Delisting { reason, at }),
+        requested_at: pool.column(row, 15)?,
     })
 }

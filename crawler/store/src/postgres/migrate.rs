@@ -42,6 +42,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "identity",
         sql: include_str!("../../migrations/0004_identity.sql"),
     },
+    Migration {
+        version: 5,
+        name: "requested",
+        sql: include_str!("../../migrations/0005_requested.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's.

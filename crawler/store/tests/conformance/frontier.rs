@@ -161,6 +161,77 @@ pub(crate) async fn leases_renewals_and_finishing(store: Store) {
     );
 }
 
+/// A request (a ping, a recrawl) that lands while its domain is being crawled is not lost: the
+/// crawl may have read the site before the change, so finishing it leaves the domain due and
+/// asked for; the next crawl, leased after the request, answers it.
+pub(crate) async fn a_request_during_a_crawl_is_not_lost(store: Store) {
+    let frontier = store.frontier();
+    frontier
+        .add(seeds(&["a.test"]), AddMode::Keep)
+        .await
+        .unwrap();
+    let leased = frontier.lease("w", 10, LONG).await.unwrap();
+    assert_eq!(domains(&leased), ["a.test"]);
+    assert!(!leased[0].requested, "nobody asked for the first crawl");
+
+    // Asked for mid-crawl.
+    frontier
+        .add(seeds(&["a.test"]), AddMode::CrawlNow)
+        .await
+        .unwrap();
+    let asked = frontier.entry("a.test").await.unwrap().unwrap();
+    assert!(asked.requested_at.is_some());
+    let done = vec!["a.test".to_owned()];
+    frontier
+        .finish("w", crawled(&done, Outcome::Ok, false), every(HOUR))
+        .await
+        .unwrap();
+    let after = frontier.entry("a.test").await.unwrap().unwrap();
+    assert!(after.requested_at.is_some(), "still asked for");
+    assert_eq!(frontier.counts().await.unwrap().due, 1, "due again at once");
+
+    // The next crawl is leased after the request: it answers it.
+    let leased = frontier.lease("w", 10, LONG).await.unwrap();
+    assert_eq!(domains(&leased), ["a.test"]);
+    assert!(leased[0].requested, "the crawl knows it is awaited");
+    frontier
+        .finish("w", crawled(&done, Outcome::Ok, false), every(HOUR))
+        .await
+        .unwrap();
+    let answered = frontier.entry("a.test").await.unwrap().unwrap();
+    assert_eq!(answered.requested_at, None);
+    assert_eq!(frontier.counts().await.unwrap().due, 0);
+    assert!(frontier.lease("w", 10, LONG).await.unwrap().is_empty());
+
+    // A new domain asked for (a submission) is awaited by its first crawl, and by name too.
+    frontier
+        .add(seeds(&["b.test"]), AddMode::CrawlNow)
+        .await
+        .unwrap();
+    let since = frontier.now().await.unwrap();
+    let named = frontier
+        .lease_named("v", vec!["b.test".to_owned()], LONG, since)
+        .await
+        .unwrap();
+    assert_eq!(domains(&named.leased), ["b.test"]);
+    assert!(named.leased[0].requested);
+    let done = vec!["b.test".to_owned()];
+    frontier
+        .finish("v", crawled(&done, Outcome::Ok, true), every(HOUR))
+        .await
+        .unwrap();
+    assert_eq!(
+        frontier
+            .entry("b.test")
+            .await
+            .unwrap()
+            .unwrap()
+            .requested_at,
+        None
+    );
+    assert_eq!(frontier.counts().await.unwrap().due, 0);
+}
+
 /// A lease that is not renewed expires, and another worker takes the domain over; the first
 /// holder can then neither renew nor finish it.
 pub(crate) async fn an_expired_lease_is_taken_over(store: Store) {
@@ -580,6 +651,12 @@ macro_rules! frontier_conformance {
         async fn leases_renewals_and_finishing() {
             let Some(backend) = $open else { return };
             super::frontier::leases_renewals_and_finishing(backend.store()).await;
+        }
+
+        #[tokio::test]
+        async fn a_request_during_a_crawl_is_not_lost() {
+            let Some(backend) = $open else { return };
+            super::frontier::a_request_during_a_crawl_is_not_lost(backend.store()).await;
         }
 
         #[tokio::test]
