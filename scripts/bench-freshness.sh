@@ -32,7 +32,7 @@ PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  [ -n "${KEEP:-}" ] && cp "$WORK/serve.err" /tmp/fr/bench-serve.err; rm -rf "$WORK"
+  rm -rf "$WORK"
 }
 trap cleanup EXIT
 
