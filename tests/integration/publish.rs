@@ -529,6 +529,8 @@ async fn a_submitted_site_is_probed_at_once_and_kept_only_if_it_publishes() {
     assert!(page.contains("Recrawl now"));
     let (_, _, page) = request(addr, "GET", "/domains", None);
     assert!(page.contains("Add your site"));
+    // This server crawls: its form does not say that sites wait for the operator's crawls.
+    assert!(!page.contains("revisited only when"), "{page}");
 
     // "Recrawl now" as a plain form: a redirect with the outcome; at once again: 429.
     let (status, head, _) = request_form(addr, "/domains/pub.test/recrawl", "");
