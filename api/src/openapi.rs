@@ -1,8 +1,10 @@
 //! `GET /openapi.json`: the HTTP API as an OpenAPI 3.1 document, derived by `utoipa` from the
-//! wire types (`wire`, the error body, the health and protocol answers) and the handlers'
-//! `#[utoipa::path]` declarations, so that the document changes when they do. Values of the
-//! closed vocabularies (`access`, `format`, `outcome`, diagnostic `code`s, …) are listed from
-//! the types themselves ([`schemas`]).
+//! wire types (`wire`: the bodies sent and the publishers' request bodies; the error body, the
+//! health and protocol answers) and the handlers' `#[utoipa::path]` declarations, so that the
+//! document changes when they do. Values of the closed vocabularies (`access`, `format`,
+//! `outcome`, diagnostic `code`s, …) are listed from the types themselves ([`schemas`]). The
+//! admin API, `/rpc` and `/mcp` are left out: the first is the operator's, the others are
+//! described by their own protocols.
 
 use std::sync::OnceLock;
 
@@ -12,14 +14,15 @@ use axum::response::{IntoResponse, Response};
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::routes::{changes, domains, health, mirror, search, sharing, skills};
+use crate::routes::{changes, domains, health, mirror, publish, search, sharing, skills};
 
 /// The document's root: the paths and the components they name.
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "skillscout",
-        description = "An open directory of agent skills: search, records, publishers, the \
+        description = "An open directory of agent skills: search, records, publishers (their \
+                       status, submissions, recrawl requests and IndexNow pings), the \
                        change log, exports, the mirror and the skill-protocol endpoints. \
                        Errors are `{\"error\": {\"code\", \"message\"}}` with a 4xx or 5xx \
                        status. A bearer token from the server's token file shows private \
@@ -33,6 +36,10 @@ use crate::routes::{changes, domains, health, mirror, search, sharing, skills};
         sharing::descriptor,
         domains::list,
         domains::one,
+        publish::submit,
+        publish::recrawl,
+        publish::ping_get,
+        publish::ping_post,
         changes::changes,
         crate::export::http::export,
         mirror::mirror,

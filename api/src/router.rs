@@ -69,6 +69,9 @@ pub(crate) fn router(state: AppState) -> Router {
             state.clone(),
             caching::conditional,
         ))
+        // The submissions (`POST /v1/domains`, the "Add your site" form) are the only bodies
+        // read here: capped as `/rpc`'s are.
+        .layer(DefaultBodyLimit::max(state.config().max_body_bytes))
         .layer(cors.clone());
     // Streamed bodies: no entity tag (the caching middleware would read the body whole to
     // hash it), and `no-store`, set by the handler.

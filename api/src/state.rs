@@ -21,7 +21,7 @@ use crate::ratelimit::{ClientLimits, RateLimit, TrustedProxy};
 
 /// The default time a request may take before it is answered with a 503.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-/// The default largest request body (only `POST /rpc` reads one).
+/// The default largest request body of `POST /rpc` and the submissions (`POST /v1/domains`).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024;
 /// The default `max-age` of anonymous read responses.
 pub const DEFAULT_CACHE_MAX_AGE: Duration = Duration::from_secs(60);
@@ -41,7 +41,8 @@ pub struct ServeConfig {
     pub name: String,
     /// The time a request may take before it is answered with a 503 `timeout`.
     pub request_timeout: Duration,
-    /// The largest request body accepted (a larger one is a 413).
+    /// The largest request body of `POST /rpc`, MCP and the submissions (a larger one is a
+    /// 413); the admin API and IndexNow have limits of their own.
     pub max_body_bytes: usize,
     /// How long clients and shared caches may keep an anonymous read response.
     pub cache_max_age: Duration,

@@ -28,6 +28,13 @@ use crate::markup;
 use crate::openapi::schemas;
 use crate::progress::CrawlView;
 
+mod publish;
+
+pub(crate) use publish::{
+    PingAnswer, PingBody, PingStatus, RefreshView, SubmitAnswer, SubmitBody, SubmitPending,
+    SubmitState,
+};
+
 /// Returns a time as RFC 3339 text, as every JSON body and page writes times.
 pub(crate) fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339)

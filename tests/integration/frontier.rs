@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::serve::{Running, http, json};
 use crate::server::{TestServer, serve_file};
-use crate::util::{repo_root, skillscout, stderr, stdout};
+use crate::util::{KillOnDrop, repo_root, skillscout, stderr, stdout};
 
 /// A fresh data directory under the target directory.
 fn data_dir(label: &str) -> PathBuf {
@@ -92,14 +92,14 @@ fn seed_lists_are_read_line_by_line_and_bad_lines_are_reported() {
 
     // A ranked list from standard input; addresses allowed when asked; a re-read list is
     // unchanged.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillscout"))
-        .args(["--data", "data", "seeds", "add", "--allow-private", "-"])
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_skillscout"))
+            .args(["--data", "data", "seeds", "add", "--allow-private", "-"])
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    );
     {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
@@ -107,7 +107,7 @@ fn seed_lists_are_read_line_by_line_and_bad_lines_are_reported() {
             .write_all(b"rank,domain\n1,ranked.test\n2,example.test\n3,127.0.0.1:8080\n")
             .unwrap();
     }
-    let output = child.wait_with_output().unwrap();
+    let output = child.wait_with_output();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         stdout(&output).trim(),
@@ -546,36 +546,36 @@ async fn sigterm_ends_a_crawl_with_its_report_written() {
     let seeds: String = (0..200).map(|i| format!("http://h{i:03}.test\n")).collect();
     std::fs::write(dir.join("seeds.txt"), seeds).unwrap();
     let resolve = format!("*.test=127.0.0.1:{}", server.port());
-    let child = Command::new(env!("CARGO_BIN_EXE_skillscout"))
-        .args([
-            "--data",
-            "data",
-            "crawl",
-            "--seeds",
-            "seeds.txt",
-            "--resolve",
-            &resolve,
-        ])
-        .args([
-            "--host-delay-ms",
-            "0",
-            "--concurrency",
-            "4",
-            "--no-progress",
-        ])
-        .args(["--report", "report.json"])
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_skillscout"))
+            .args([
+                "--data",
+                "data",
+                "crawl",
+                "--seeds",
+                "seeds.txt",
+                "--resolve",
+                &resolve,
+            ])
+            .args([
+                "--host-delay-ms",
+                "0",
+                "--concurrency",
+                "4",
+                "--no-progress",
+            ])
+            .args(["--report", "report.json"])
+            .current_dir(&dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    );
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output())
         .await
         .unwrap();
     assert_eq!(output.status.code(), Some(143), "{}", stderr(&output));

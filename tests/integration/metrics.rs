@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::serve::http;
 use crate::server::{TestServer, serve_file};
+use crate::util::KillOnDrop;
 
 /// Writes one site publishing a legacy index of one skill.
 fn write_site(root: &std::path::Path) {
@@ -44,26 +45,26 @@ async fn a_crawl_worker_serves_its_metrics() {
     let server = TestServer::start(move |request| serve_file(&web, request)).await;
     let resolve = format!("*.test=127.0.0.1:{}", server.port());
     let data = dir.join("data");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillscout"))
-        .args([
-            "--data",
-            data.to_str().unwrap(),
-            "crawl",
-            "http://metrics.test",
-            "--resolve",
-            &resolve,
-            "--crawl-every",
-            "1h",
-            "--metrics-addr",
-            "127.0.0.1:0",
-            "--no-progress",
-        ])
-        .env_remove("RUST_LOG")
-        .env_remove("SKILLSCOUT_LOG_FORMAT")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_skillscout"))
+            .args([
+                "--data",
+                data.to_str().unwrap(),
+                "crawl",
+                "http://metrics.test",
+                "--resolve",
+                &resolve,
+                "--crawl-every",
+                "1h",
+                "--metrics-addr",
+                "127.0.0.1:0",
+                "--no-progress",
+            ])
+            .env_remove("RUST_LOG")
+            .env_remove("SKILLSCOUT_LOG_FORMAT")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    );
     let stderr = child.stderr.take().unwrap();
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

@@ -3,7 +3,8 @@
 //! and finds the change searchable within seconds; every answer of the IndexNow table and of
 //! the recrawl endpoint, and the abuse cases (key files that are HTML, huge, elsewhere or
 //! missing, keys of the wrong form, other hosts' URLs, 10,001 URLs, private addresses, a ping
-//! flood, unknown domains). See: Publishers in the loop.
+//! flood, unknown domains); `abuse` has key files redirected on their host and a flood of
+//! thousands of pings. See: Publishers in the loop.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -13,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use crate::serve::{Running, json};
 use crate::server::{Reply, TestServer, serve_file};
+
+mod abuse;
 
 /// The key `pub.test` and `new.test` publish.
 const KEY: &str = "a1b2c3d4-e5f6-0718-293a-4b5c6d7e8f90";
@@ -24,15 +27,32 @@ fn request(
     path: &str,
     body: Option<&str>,
 ) -> (u16, String, String) {
+    request_with(addr, method, path, body, &[])
+}
+
+/// One request with more header lines (`Name: value`); returns the status, the head (its
+/// field names lowercase, as the server sends them) and the body.
+fn request_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[String],
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
     let body = body.unwrap_or("");
+    let mut extra = String::new();
+    for header in headers {
+        extra.push_str(header);
+        extra.push_str("\r\n");
+    }
     write!(
         stream,
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json; charset=utf-8\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         {extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -517,6 +537,8 @@ async fn a_submitted_site_is_probed_at_once_and_kept_only_if_it_publishes() {
     assert!(page.contains("Recrawl now"));
     let (_, _, page) = request(addr, "GET", "/domains", None);
     assert!(page.contains("Add your site"));
+    // This server crawls: its form does not say that sites wait for the operator's crawls.
+    assert!(!page.contains("revisited only when"), "{page}");
 
     // "Recrawl now" as a plain form: a redirect with the outcome; at once again: 429.
     let (status, head, _) = request_form(addr, "/domains/pub.test/recrawl", "");

@@ -4,24 +4,17 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::server::{TestServer, serve_file};
-use crate::util::repo_root;
+use crate::util::{KillOnDrop, repo_root};
 
 /// A running `skillscout`, killed if the test fails before it stops.
 pub(crate) struct Running {
-    child: Child,
+    child: KillOnDrop,
     pub(crate) addr: SocketAddr,
     lines: Vec<String>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Running {
@@ -38,14 +31,14 @@ impl Running {
 
     /// Starts the binary `program` with ARGS in the directory `dir`, as [`Running::start`].
     pub(crate) fn start_in(program: &Path, dir: &Path, args: &[&str], prefix: &str) -> Running {
-        let child = Command::new(program)
-            .args(args)
-            .current_dir(dir)
-            .env_remove("RUST_LOG")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the binary starts");
+        let child = KillOnDrop::spawn(
+            Command::new(program)
+                .args(args)
+                .current_dir(dir)
+                .env_remove("RUST_LOG")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null()),
+        );
         // Owned by `Running` from here on, so that a failure below still ends the process.
         let mut running = Running {
             child,

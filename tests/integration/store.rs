@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::Value;
 
 use crate::server::{TestServer, serve_file};
-use crate::util::{repo_root, skillscout, stderr, stdout};
+use crate::util::{KillOnDrop, repo_root, skillscout, stderr, stdout};
 
 const URL_VARIABLE: &str = "SKILLSCOUT_TEST_POSTGRES";
 
@@ -220,7 +220,8 @@ fn migrate_needs_a_postgres_store_and_bad_locations_are_clear_errors() {
 
 /// A `serve` process; killed (SIGKILL) when dropped.
 struct Replica {
-    child: std::process::Child,
+    /// Held for its guard: the process ends with the replica.
+    _child: KillOnDrop,
     addr: String,
 }
 
@@ -231,23 +232,23 @@ impl Replica {
 
     fn syncing_every(dir: &Path, data: &str, store: &str, every: &str) -> Replica {
         use std::io::BufRead;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_skillscout"))
-            .args([
-                "--data",
-                data,
-                "--store",
-                store,
-                "serve",
-                "--addr",
-                "127.0.0.1:0",
-            ])
-            .args(["--sync-every", every])
-            .current_dir(dir)
-            .env_remove("RUST_LOG")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("skillscout serve starts");
+        let mut child = KillOnDrop::spawn(
+            Command::new(env!("CARGO_BIN_EXE_skillscout"))
+                .args([
+                    "--data",
+                    data,
+                    "--store",
+                    store,
+                    "serve",
+                    "--addr",
+                    "127.0.0.1:0",
+                ])
+                .args(["--sync-every", every])
+                .current_dir(dir)
+                .env_remove("RUST_LOG")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null()),
+        );
         let stdout = child.stdout.take().unwrap();
         let mut line = String::new();
         std::io::BufReader::new(stdout)
@@ -258,7 +259,10 @@ impl Replica {
             .strip_prefix("listening on http://")
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
             .to_owned();
-        Replica { child, addr }
+        Replica {
+            _child: child,
+            addr,
+        }
     }
 
     /// GETs `path` and returns the body (HTTP/1.0, so the server closes the connection).
@@ -305,13 +309,6 @@ impl Replica {
                 .unwrap();
         body.as_object_mut().unwrap().remove("took_ms");
         body
-    }
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

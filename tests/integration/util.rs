@@ -1,7 +1,8 @@
 //! Helpers shared by the end-to-end tests.
 
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
 
 use indexer::{Index, IndexConfig, SyncStats};
 use store::{DomainStatus, Store};
@@ -36,6 +37,55 @@ pub(crate) fn skillscout(dir: &Path, args: &[&str]) -> Output {
         .env_remove("RUST_LOG")
         .output()
         .expect("the skillscout binary runs")
+}
+
+/// A child process that is killed and reaped when its guard drops, so that a test that fails
+/// while the process runs leaves nothing running. Every process a test starts and does not
+/// wait for at once is held in one.
+pub(crate) struct KillOnDrop(Option<Child>);
+
+impl KillOnDrop {
+    /// Starts `command`.
+    pub(crate) fn spawn(command: &mut Command) -> KillOnDrop {
+        KillOnDrop(Some(command.spawn().expect("the process starts")))
+    }
+
+    /// Waits for the process to exit and returns what it printed.
+    pub(crate) fn wait_with_output(mut self) -> Output {
+        self.0
+            .take()
+            .expect("the guard holds its process until it is waited for")
+            .wait_with_output()
+            .expect("the process is waited for")
+    }
+}
+
+impl Deref for KillOnDrop {
+    type Target = Child;
+
+    fn deref(&self) -> &Child {
+        self.0
+            .as_ref()
+            .expect("the guard holds its process until it is waited for")
+    }
+}
+
+impl DerefMut for KillOnDrop {
+    fn deref_mut(&mut self) -> &mut Child {
+        self.0
+            .as_mut()
+            .expect("the guard holds its process until it is waited for")
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            // An error here means the process has exited already.
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 /// Returns stdout as text.

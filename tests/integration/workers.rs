@@ -8,14 +8,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::server::{Hit, TestServer, serve_file};
 use crate::store::{TestSchema, export_records, psql, run};
-use crate::util::stderr;
+use crate::util::{KillOnDrop, stderr};
 
 /// Hosts of the loopback web.
 const HOSTS: usize = 240;
@@ -109,15 +109,15 @@ impl Setup {
     }
 
     /// Starts a crawl process.
-    fn spawn(&self, args: &[String]) -> Child {
-        Command::new(env!("CARGO_BIN_EXE_skillscout"))
-            .args(args)
-            .current_dir(&self.dir)
-            .env_remove("RUST_LOG")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("skillscout crawl starts")
+    fn spawn(&self, args: &[String]) -> KillOnDrop {
+        KillOnDrop::spawn(
+            Command::new(env!("CARGO_BIN_EXE_skillscout"))
+                .args(args)
+                .current_dir(&self.dir)
+                .env_remove("RUST_LOG")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )
     }
 
     /// The single crawl into the embedded store that the workers must match: its records,
@@ -193,8 +193,8 @@ fn agent(hit: &Hit) -> &str {
 }
 
 /// Waits for a worker and returns its stdout; it must exit 0.
-fn finished(child: Child) -> String {
-    let output = child.wait_with_output().unwrap();
+fn finished(child: KillOnDrop) -> String {
+    let output = child.wait_with_output();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     String::from_utf8(output.stdout).unwrap()
 }
@@ -207,7 +207,7 @@ async fn three_workers_crawl_every_host_once_and_politely() {
     let setup = Setup::start("workers").await;
     let (expected, baseline_requests) = setup.baseline().await;
 
-    let workers: Vec<Child> = (0..3)
+    let workers: Vec<KillOnDrop> = (0..3)
         .map(|worker| {
             setup.spawn(&setup.crawl_args(
                 &format!("worker-{worker}"),
@@ -291,7 +291,7 @@ async fn a_killed_worker_loses_nothing() {
         args
     };
     let mut victim = setup.spawn(&worker_args(0));
-    let survivors: Vec<Child> = (1..3)
+    let survivors: Vec<KillOnDrop> = (1..3)
         .map(|worker| setup.spawn(&worker_args(worker)))
         .collect();
     // Kill the victim once it has crawled for a while.
@@ -381,24 +381,24 @@ async fn a_serving_crawler_is_one_more_worker() {
     };
     let setup = Setup::start("serving-worker").await;
     let resolve = format!("*.test=127.0.0.1:{}", setup.server.port());
-    let mut server = Command::new(env!("CARGO_BIN_EXE_skillscout"))
-        .args(["--data", "server", "--store", &schema.url, "serve"])
-        .args(["--addr", "127.0.0.1:0", "--sync-every", "1s", "--crawl"])
-        .args([
-            "--seeds",
-            "seeds.txt",
-            "--crawl-every",
-            "1h",
-            "--resolve",
-            &resolve,
-        ])
-        .args(["--host-delay-ms", "0"])
-        .current_dir(&setup.dir)
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("skillscout serve starts");
+    let mut server = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_skillscout"))
+            .args(["--data", "server", "--store", &schema.url, "serve"])
+            .args(["--addr", "127.0.0.1:0", "--sync-every", "1s", "--crawl"])
+            .args([
+                "--seeds",
+                "seeds.txt",
+                "--crawl-every",
+                "1h",
+                "--resolve",
+                &resolve,
+            ])
+            .args(["--host-delay-ms", "0"])
+            .current_dir(&setup.dir)
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+    );
     let mut line = String::new();
     std::io::BufReader::new(server.stdout.take().unwrap())
         .read_line(&mut line)
@@ -436,8 +436,7 @@ async fn a_serving_crawler_is_one_more_worker() {
     let output = run(&setup.dir, late).await;
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(setup.server.hits().is_empty());
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let _ = std::fs::remove_dir_all(&setup.dir);
 }
 

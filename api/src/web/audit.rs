@@ -58,7 +58,7 @@ pub(crate) fn section(skill: &Skill, files_path: &str, held: &HashSet<String>) -
         section aria-labelledby="audit" {
             h2 #audit { "Safety audit" }
             @if skill.risk == Risk::Critical {
-                p.notice.bad { "The safety audit finds this skill critical: read its findings before you install it." }
+                p.notice.bad { "The safety audit finds this skill critical: this page offers no install command for it." }
             }
             p {
                 "Risk: " (risk_badge(skill.risk)) " " (risk_reason(skill.risk))

@@ -129,7 +129,7 @@ pub(crate) async fn domains(
     let body = html! {
         h1 { "Publishers" }
         p.muted { (html::prose(&crawl_note)) }
-        (super::publish::add_site_form())
+        (super::publish::add_site_form(crawl.enabled))
         (table(&rows, sort))
         @if rows.is_empty() { p.muted { "No domain was crawled yet." } }
         @if let Some(next) = &list.next_cursor {

@@ -19,8 +19,10 @@ use crate::extract::{ApiPath, client_address};
 use crate::intake::{Refresh, Submitted};
 use crate::state::AppState;
 
-/// The "Add your site" form.
-pub(crate) fn add_site_form() -> Markup {
+/// The "Add your site" form. A submission is probed at once on every server; a server that
+/// does not crawl (`serve` without `--crawl`) never probes it again, so its form says the
+/// site waits for the operator's crawls.
+pub(crate) fn add_site_form(server_crawls: bool) -> Markup {
     html! {
         form.add-site method="post" action="/domains" {
             label for="add-domain" { "Add your site" }
@@ -29,7 +31,14 @@ pub(crate) fn add_site_form() -> Markup {
                 placeholder="example.com" required maxlength="253";
             " "
             button type="submit" { "Add" }
-            p.muted { "It is checked at once; it is listed if it publishes skills at a well-known path." }
+            @if server_crawls {
+                p.muted { "It is checked at once; it is listed if it publishes skills at a well-known path." }
+            } @else {
+                p.muted {
+                    "It is checked once, at once, and listed if it publishes skills at a well-known path. "
+                    "This server does not crawl on its own: after that check, your site is revisited only when the directory's operator runs a crawl."
+                }
+            }
         }
     }
 }

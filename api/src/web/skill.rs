@@ -156,6 +156,19 @@ fn install(urls: &Urls, page: &SkillPage) -> Markup {
     if skill.format == Format::SkillSharing {
         return html! {};
     }
+    // What malware does is not offered as a command to paste: the page says why, and where
+    // the findings are (shown above the install section for high risks and worse).
+    if skill.risk == Risk::Critical {
+        return html! {
+            section aria-labelledby="install" {
+                h2 #install { "Install" }
+                p.notice.bad {
+                    "No install command: the safety audit rates this skill critical, as it does what malware does. "
+                    "Its findings, with the file and line of each, are in " a href="#audit" { "Safety audit" } " above."
+                }
+            }
+        };
+    }
     // The publisher's index and the mirror serve only what came from a well-known index.
     let well_known = skill.format == Format::AgentSkills;
     let name = skill.name.as_str();

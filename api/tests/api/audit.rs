@@ -220,6 +220,34 @@ async fn each_finding_comes_with_its_file_and_line() {
     );
 }
 
+/// A critical skill's page offers no command to install it: in the install section's place,
+/// a line that says why and links to the findings; a high-risk skill keeps its commands,
+/// under its findings.
+#[tokio::test]
+async fn a_critical_skill_has_no_install_command_and_says_why() {
+    let critical = get("/skill/flagged.test/quick-setup").await.text();
+    assert!(critical.contains("No install command"), "{critical}");
+    assert!(critical.contains("href=\"#audit\""), "{critical}");
+    for command in ["npx skills add", "--create-dirs", "data-copy="] {
+        assert!(!critical.contains(command), "{command}: {critical}");
+    }
+    let findings = critical.find("id=\"audit\"").unwrap();
+    let install = critical.find("id=\"install\"").unwrap();
+    assert!(findings < install, "the findings come first");
+
+    let high = get("/skill/flagged.test/toolchain-setup").await.text();
+    assert!(high.contains("risk-high"), "{high}");
+    assert!(!high.contains("No install command"), "{high}");
+    assert!(
+        high.contains("npx skills add http://flagged.test --skill toolchain-setup"),
+        "{high}"
+    );
+    assert!(high.contains("--create-dirs"), "{high}");
+    let findings = high.find("id=\"audit\"").unwrap();
+    let install = high.find("id=\"install\"").unwrap();
+    assert!(findings < install, "the findings come first");
+}
+
 #[tokio::test]
 async fn pages_show_the_copies_and_the_risk() {
     let html = get("/skill/origin-a.test/pdf-tables").await.text();

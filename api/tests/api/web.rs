@@ -1,8 +1,14 @@
 //! The web directory: pages render, escape what they show, and link filters and pages.
 
-use axum::http::{StatusCode, header};
+use std::sync::Arc;
 
-use crate::fixture::{As, get};
+use api::{ServeConfig, Tokens};
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use store::Store;
+use store::blobs::Blobs;
+
+use crate::fixture::{As, get, send_to, state_over};
 
 #[tokio::test]
 async fn the_search_page_lists_hits_with_facets_and_snippets() {
@@ -96,6 +102,39 @@ async fn domain_pages() {
         one.text()
             .contains("href=\"/skill/pdfworks.test/pdf-form-filling\"")
     );
+}
+
+/// A server that does not crawl (`serve` without `--crawl`) still probes a submitted site,
+/// once: its publishers' page says so beside the form, and that the site then waits for the
+/// operator's crawls. A crawling server's page does not.
+#[tokio::test]
+async fn the_add_site_form_says_what_a_server_that_does_not_crawl_does_with_a_site() {
+    for crawls in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(&dir.path().join("store")).unwrap());
+        let blobs = Blobs::open(dir.path()).unwrap();
+        let config = ServeConfig::default();
+        let state = state_over(dir.path(), store, blobs, Tokens::none(), config);
+        if crawls {
+            state.progress().enable();
+        }
+        let request = Request::get("/domains").body(Body::empty()).unwrap();
+        let page = send_to(state, request).await;
+        assert_eq!(page.status, StatusCode::OK);
+        let html = page.text();
+        assert!(html.contains("action=\"/domains\""), "{html}");
+        assert_eq!(html.contains("checked once, at once"), !crawls, "{html}");
+        assert_eq!(
+            html.contains("revisited only when the directory"),
+            !crawls,
+            "{html}"
+        );
+        assert_eq!(
+            html.contains("This server does not crawl"),
+            !crawls,
+            "{html}"
+        );
+    }
 }
 
 #[tokio::test]
