@@ -26,7 +26,8 @@ impl KeyReader {
     }
 
     /// Reads `key_url` and says whether its body is `key` (a UTF-8 byte order mark and
-    /// surrounding white space aside); the error says why not. A redirect to another host, a
+    /// surrounding white space aside); the error says why not. A redirect to another host (or
+    /// port), a
     /// body over [`MAX_KEY_FILE_BYTES`], a URL robots.txt disallows or an address the guard
     /// refuses is a refusal.
     pub async fn check(&self, key_url: &Url, key: &str) -> Result<(), String> {
@@ -53,7 +54,7 @@ impl KeyReader {
             .get(key_url, BodyLimit::Fail(MAX_KEY_FILE_BYTES))
             .await
             .map_err(|failure| format!("{} ({})", failure.message, failure.code))?;
-        if response.url.host_str() != key_url.host_str() {
+        if !same_host(&response.url, key_url) {
             return Err(format!(
                 "{key_url} redirects to {}, another host",
                 response.url
@@ -70,5 +71,31 @@ impl KeyReader {
             return Err(format!("{key_url} does not hold the key"));
         }
         Ok(())
+    }
+}
+
+/// True when `to` is on `from`'s host: the same name and the same port, where a scheme's
+/// default port counts as none (so `http://a.test/` moving to `https://a.test/` stays on its
+/// host, and `http://a.test:8080/` moving to `http://a.test:9090/`, another service, does not).
+fn same_host(to: &Url, from: &Url) -> bool {
+    to.host_str() == from.host_str() && to.port() == from.port()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_file_stays_on_its_host_and_port() {
+        let from = |raw: &str| Url::parse(raw).unwrap();
+        let key = from("http://a.test/k.txt");
+        assert!(same_host(&from("https://a.test/k.txt"), &key));
+        assert!(same_host(&from("http://a.test/keys/k.txt"), &key));
+        assert!(!same_host(&from("http://b.test/k.txt"), &key));
+        assert!(!same_host(&from("http://a.test:8080/k.txt"), &key));
+        let on_port = from("http://a.test:8080/k.txt");
+        assert!(same_host(&from("http://a.test:8080/other.txt"), &on_port));
+        assert!(!same_host(&from("http://a.test:9090/k.txt"), &on_port));
+        assert!(!same_host(&from("https://a.test/k.txt"), &on_port));
     }
 }
