@@ -127,11 +127,12 @@ impl ConfigFile {
     pub(crate) fn apply(&self, mut command: Command) -> Command {
         for setting in &self.settings {
             let values = setting.values.clone();
+            let set = |arg: Arg| switch_off_by_flag(arg).default_values(values);
             command = match setting.section {
-                None => command.mut_arg(&setting.id, |arg| arg.default_values(values)),
-                Some(section) => command.mut_subcommand(section, |sub| {
-                    sub.mut_arg(&setting.id, |arg| arg.default_values(values))
-                }),
+                None => command.mut_arg(&setting.id, set),
+                Some(section) => {
+                    command.mut_subcommand(section, |sub| sub.mut_arg(&setting.id, set))
+                }
             };
         }
         command
@@ -143,6 +144,20 @@ impl ConfigFile {
             .iter()
             .find(|setting| setting.section == section && setting.id == id)
     }
+}
+
+/// A switch the file sets takes a value too (`--crawl=false`), so that the command line can
+/// turn off what the file turns on; bare, it is on as before. Its environment variable reads
+/// the same words as before (`true`/`false`, `yes`/`no`, `on`/`off`, `1`/`0`).
+fn switch_off_by_flag(arg: Arg) -> Arg {
+    if !matches!(arg.get_action(), ArgAction::SetTrue) {
+        return arg;
+    }
+    arg.action(ArgAction::Set)
+        .num_args(0..=1)
+        .require_equals(true)
+        .default_missing_value("true")
+        .value_parser(clap::builder::BoolishValueParser::new())
 }
 
 /// Returns the line (from 1) of byte `offset` of `text`.
@@ -409,6 +424,30 @@ mod tests {
             ["c.test=127.0.0.1"],
             "the flag replaces the file's list"
         );
+    }
+
+    #[test]
+    fn a_switch_the_file_turns_on_is_turned_off_by_its_flag() {
+        let file = parse("[serve]\ncrawl = true\n").unwrap();
+        let crawl = |args: &[&str]| {
+            let matches = file
+                .apply(Cli::command())
+                .try_get_matches_from(args)
+                .unwrap();
+            let serve = matches.subcommand_matches("serve").unwrap();
+            serve.get_flag("crawl")
+        };
+        assert!(crawl(&["skillscout", "serve"]));
+        assert!(crawl(&["skillscout", "serve", "--crawl"]));
+        assert!(!crawl(&["skillscout", "serve", "--crawl=false"]));
+        assert!(crawl(&["skillscout", "serve", "--crawl=true"]));
+        // The whole command line still parses into its arguments.
+        let matches = file
+            .apply(Cli::command())
+            .try_get_matches_from(["skillscout", "serve", "--crawl=no"])
+            .unwrap();
+        let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap();
+        assert!(format!("{cli:?}").contains("crawl: false"), "{cli:?}");
     }
 
     #[test]
