@@ -134,6 +134,8 @@ pub(crate) struct Observers {
     pub(crate) metrics: Option<api::CrawlProgress>,
     /// True while a round of a worker that keeps running is counted as a crawl.
     pub(crate) running: std::sync::atomic::AtomicBool,
+    /// Discovery's counts as last reported to `metrics`.
+    pub(crate) discovery: std::sync::Mutex<crawler::crawl::discover::DiscoveryStats>,
 }
 
 impl CrawlObserver for Observers {
@@ -155,6 +157,18 @@ impl CrawlObserver for Observers {
         if let Some(report) = &self.report {
             report.line(line);
         }
+    }
+
+    fn discovered(&self, stats: &crawler::crawl::discover::DiscoveryStats) {
+        let Some(metrics) = &self.metrics else { return };
+        let mut last = self.discovery.lock().unwrap_or_else(|e| e.into_inner());
+        let delta = |now: usize, before: usize| now.saturating_sub(before) as u64;
+        metrics.discovered(
+            delta(stats.discovered, last.discovered),
+            delta(stats.probed, last.probed),
+            delta(stats.publishing, last.publishing),
+        );
+        *last = *stats;
     }
 
     fn round_finished(&self, next_due: Option<time::OffsetDateTime>) {

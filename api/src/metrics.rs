@@ -142,7 +142,6 @@ impl Metrics {
                 histogram.count
             );
         }
-        let crawl = &gauges.crawl;
         let simple: [(&str, &str, &str, u64); 2] = [
             (
                 "skillscout_index_records",
@@ -162,24 +161,6 @@ impl Metrics {
         }
         write_crawl(&mut out, &gauges.crawl, gauges.crawl_running);
         for (name, kind, help, value) in [
-            (
-                "skillscout_discovered_total",
-                "counter",
-                "Origins named in crawled content that background crawls added to the frontier as discovered.",
-                crawl.discovered,
-            ),
-            (
-                "skillscout_discovered_probed_total",
-                "counter",
-                "Discovered domains background crawls probed.",
-                crawl.discovered_probed,
-            ),
-            (
-                "skillscout_discovered_publishing_total",
-                "counter",
-                "Probed discovered domains found publishing skills.",
-                crawl.discovered_publishing,
-            ),
             (
                 "skillscout_index_syncs_total",
                 "counter",
@@ -248,6 +229,24 @@ fn write_crawl(out: &mut String, crawl: &Counters, running: bool) {
             "counter",
             "Errors recorded by crawls.",
             crawl.errors,
+        ),
+        (
+            "skillscout_discovered_total",
+            "counter",
+            "Origins named in crawled content that crawls added to the frontier as discovered.",
+            crawl.discovered,
+        ),
+        (
+            "skillscout_discovered_probed_total",
+            "counter",
+            "Discovered domains crawls probed.",
+            crawl.discovered_probed,
+        ),
+        (
+            "skillscout_discovered_publishing_total",
+            "counter",
+            "Probed discovered domains found publishing skills.",
+            crawl.discovered_publishing,
         ),
     ] {
         write_simple(out, name, kind, help, value);
@@ -491,6 +490,7 @@ mod tests {
             "{worker:?}"
         );
         assert!(worker.contains("skillscout_uptime_seconds"), "{worker:?}");
+        assert!(worker.contains("skillscout_discovered_total"), "{worker:?}");
         let missing: Vec<_> = worker.difference(&server).collect();
         assert!(
             missing.is_empty(),
