@@ -501,6 +501,8 @@ fn crawl_tree(tree: &std::path::Path, rounds: usize, delay_ms: u64, prefetch: bo
             .iter()
             .map(|host| format!("http://{host}").parse().unwrap())
             .collect();
+        // Each round audits the tree's skills afresh, not from the last round's memory.
+        formats::audit::forget_remembered();
         let started = Instant::now();
         let (report, at_high) = runtime.block_on(crawl_tree_once(
             &resolve, targets, delay_ms, prefetch, audit,

@@ -49,6 +49,7 @@ mod exfiltration;
 mod hidden;
 mod hosts;
 mod injection;
+mod memo;
 mod pattern_list;
 mod rebuilt;
 mod render;
@@ -68,6 +69,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub use memo::{audit_remembered, forget_remembered};
 pub use rule::{Family, Rule};
 
 use report::Report;

@@ -354,7 +354,7 @@ pub fn inspect(skill: &mut Skill, files: &[AuditFile<'_>]) {
 /// fingerprint (a skill-sharing service is not folded with another).
 pub fn audit_content(skill: &mut Skill, files: &[AuditFile<'_>]) {
     let allowed_tools = audit::allowed_tools(&skill.frontmatter);
-    let found = audit::audit(&AuditInput {
+    let found = audit::audit_remembered(&AuditInput {
         name: &skill.title,
         description: &skill.description,
         allowed_tools: &allowed_tools,
