@@ -290,6 +290,7 @@ fn read_file(root: &Path, base: &Url, request: &Request) -> Reply {
             url: url.clone(),
             bytes,
             content_type: None,
+            link_header: None,
         }),
         Ok(_) => Err(FetchFailure::new(
             Code::TooLarge,

@@ -380,7 +380,7 @@ pub async fn crawl_work(
         let before = discovery.stats;
         let source = target.domain().to_string();
         discovery.crawled(&source, crawled.status.outcome);
-        let candidates = discovery.candidates(&source, &crawled.found.records);
+        let candidates = discovery.candidates(&source, &crawled.found.named);
         if let Err(error) = discovery.add(store.frontier(), candidates).await {
             tracing::warn!(%error, domain = %source, "cannot add the origins it names to the frontier");
         }

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use http::header::{
     CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, EXPIRES, IF_MODIFIED_SINCE, IF_NONE_MATCH,
-    LAST_MODIFIED, LOCATION, RETRY_AFTER, USER_AGENT,
+    LAST_MODIFIED, LINK, LOCATION, RETRY_AFTER, USER_AGENT,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use http_cache_semantics::{AfterResponse, BeforeRequest, CacheOptions, CachePolicy};
@@ -43,6 +43,7 @@ use url::Url;
 use crate::credentials::Credentials;
 use crate::politeness::{self, CrawlSlot, HostScheduler};
 use formats::diagnostic::Code;
+use formats::discover::link::MAX_LINK_HEADER_BYTES;
 use formats::robots::{MAX_ROBOTS_BYTES, RobotsPolicy};
 use guard::{GuardedResolver, Overrides, RefusedAddress, ResolveOverride};
 use store::blobs::Blobs;
@@ -111,6 +112,9 @@ pub struct Response {
     pub from_cache: bool,
     /// What the origin's answer said about caching; `None` for a fresh entry of our cache.
     pub caching: Option<CachingHeaders>,
+    /// The `Link` header field values, joined with commas, at most
+    /// [`MAX_LINK_HEADER_BYTES`] (a cached answer's, as stored).
+    pub link_header: Option<String>,
 }
 
 /// The answer to a [`Session::post`], whatever its status.
@@ -505,13 +509,18 @@ impl Session<'_> {
     pub async fn get(&mut self, url: &Url, limit: BodyLimit) -> Result<Response, FetchFailure> {
         let cached = self.cache_lookup(url).await;
         match &cached {
-            Some(CacheHit::Fresh { body, content_type }) => {
+            Some(CacheHit::Fresh {
+                body,
+                content_type,
+                link_header,
+            }) => {
                 return Ok(Response {
                     url: url.clone(),
                     body: body.clone(),
                     content_type: content_type.clone(),
                     from_cache: true,
                     caching: None,
+                    link_header: link_header.clone(),
                 });
             }
             Some(CacheHit::FreshNotFound(status)) => {
@@ -600,6 +609,7 @@ impl Session<'_> {
                 return Ok(Response {
                     url: current,
                     caching: Some(caching_of(&exchange.headers)),
+                    link_header: link_header(&exchange.headers),
                     body: exchange.body,
                     content_type,
                     from_cache: false,
@@ -956,6 +966,7 @@ impl Session<'_> {
                 Some(CacheHit::Fresh {
                     body,
                     content_type: header_text(&parts.headers, CONTENT_TYPE),
+                    link_header: link_header(&parts.headers),
                 })
             }
             BeforeRequest::Stale { request, matches } => {
@@ -1030,6 +1041,7 @@ impl Session<'_> {
             content_type: header_text(&parts.headers, CONTENT_TYPE),
             from_cache: false,
             caching: Some(caching),
+            link_header: link_header(&parts.headers),
         })
     }
 
@@ -1100,6 +1112,7 @@ enum CacheHit {
     Fresh {
         body: Vec<u8>,
         content_type: Option<String>,
+        link_header: Option<String>,
     },
     FreshNotFound(StatusCode),
     Stale(Box<Stale>),
@@ -1116,7 +1129,17 @@ fn response_parts(exchange: &Exchange) -> Option<http::response::Parts> {
         .status(exchange.status)
         .body(())
         .ok()?;
-    *response.headers_mut() = exchange.headers.clone();
+    let mut headers = exchange.headers.clone();
+    // A cached answer's headers keep one line per field name (`http-cache-semantics` inserts
+    // each stored line in turn): `Link` lines are stored joined, as RFC 9110 §5.3 allows, so
+    // that a cached index answer names what the network one did.
+    if headers.get_all(LINK).iter().nth(1).is_some()
+        && let Some(joined) = link_header(&headers)
+        && let Ok(value) = HeaderValue::from_str(&joined)
+    {
+        headers.insert(LINK, value);
+    }
+    *response.headers_mut() = headers;
     Some(response.into_parts().0)
 }
 
@@ -1137,6 +1160,26 @@ pub fn caching_of(headers: &HeaderMap) -> CachingHeaders {
             || headers.contains_key(http::header::LAST_MODIFIED),
         freshness: freshness || headers.contains_key(http::header::EXPIRES),
     }
+}
+
+/// Returns the `Link` field values joined with commas (RFC 9110 §5.3), cut at
+/// [`MAX_LINK_HEADER_BYTES`]: all a reader of them reads. Values that are not visible ASCII
+/// are skipped.
+fn link_header(headers: &HeaderMap) -> Option<String> {
+    let mut joined = String::new();
+    for value in headers.get_all(LINK) {
+        let Ok(value) = value.to_str() else { continue };
+        if !joined.is_empty() {
+            joined.push_str(", ");
+        }
+        let room = MAX_LINK_HEADER_BYTES.saturating_sub(joined.len());
+        // `to_str` holds only ASCII: any byte index is a character boundary.
+        joined.push_str(value.get(..room).unwrap_or(value));
+        if joined.len() >= MAX_LINK_HEADER_BYTES {
+            break;
+        }
+    }
+    (!joined.is_empty()).then_some(joined)
 }
 
 fn header_text(headers: &HeaderMap, name: http::HeaderName) -> Option<String> {
@@ -1354,4 +1397,34 @@ fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
         current = next;
     }
     current.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_field_lines_are_joined_and_cut_at_the_cap() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(link_header(&headers), None);
+        headers.append(
+            LINK,
+            HeaderValue::from_static("<https://a.test/>; rel=alternate"),
+        );
+        headers.append(
+            LINK,
+            HeaderValue::from_bytes(b"<https://\xe9.test/>").unwrap(),
+        );
+        headers.append(LINK, HeaderValue::from_static("</b>"));
+        assert_eq!(
+            link_header(&headers).as_deref(),
+            Some("<https://a.test/>; rel=alternate, </b>")
+        );
+        let huge = format!("<https://x.test/{}>", "x".repeat(2 * MAX_LINK_HEADER_BYTES));
+        headers.append(LINK, HeaderValue::from_str(&huge).unwrap());
+        headers.append(LINK, HeaderValue::from_static("<https://late.test/>"));
+        let joined = link_header(&headers).unwrap();
+        assert_eq!(joined.len(), MAX_LINK_HEADER_BYTES);
+        assert!(!joined.contains("late.test"));
+    }
 }

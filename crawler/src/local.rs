@@ -438,6 +438,7 @@ impl DiskSite {
                 url: url.clone(),
                 bytes: read.bytes,
                 content_type: None,
+                link_header: None,
             }),
             Err(error) => Err(FetchFailure::new(
                 Code::NotFound,

@@ -5,6 +5,7 @@ mod backup;
 mod ci;
 mod config;
 mod crawl;
+mod discover;
 mod export;
 mod frontier;
 mod logs;

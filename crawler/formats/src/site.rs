@@ -25,6 +25,7 @@ use url::Url;
 use crate::archive::ArchiveFile;
 use crate::audit::AuditFile;
 use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::discover::{self, NamedOrigins};
 use crate::index::{self, EntryKind, IndexEntry, IndexVersion, SKILL_MD};
 use crate::normalize::{
     self, Fetched, MAX_ARCHIVE_BYTES, MAX_DESCRIPTOR_BYTES, MAX_SKILL_MD_BYTES, Source,
@@ -85,6 +86,10 @@ pub struct Body {
     pub bytes: Vec<u8>,
     /// The `Content-Type`, if the driver knows one.
     pub content_type: Option<String>,
+    /// The answer's `Link` header field values, joined with commas (RFC 9110 §5.3), if the
+    /// driver got any: the driver need keep no more than
+    /// [`discover::link::MAX_LINK_HEADER_BYTES`] of them.
+    pub link_header: Option<String>,
 }
 
 /// A driver's answer to a [`Request`].
@@ -294,6 +299,10 @@ pub struct SiteFindings {
     /// skills leave the directory (an index that could not be read for another reason keeps
     /// its skills until it can be).
     pub withdrawn: Vec<Url>,
+    /// Other origins the site named, for discovery ([`discover`]): in its index documents and
+    /// their `Link` headers, its descriptors, and its records (each artifact's URL, each
+    /// SKILL.md's links), kept even when the records are taken.
+    pub named: NamedOrigins,
 }
 
 /// One site's crawl, as a state machine: see the [module documentation](self).
@@ -451,7 +460,7 @@ impl SiteCrawl {
                     self.options.seen_at,
                     self.options.audit,
                 );
-                self.found.records.push(record);
+                self.keep(record);
                 None
             }
             Work::ListedFiles(files) => self.next_listed_file(files),
@@ -526,7 +535,7 @@ impl SiteCrawl {
         }
         if files.had.is_empty() || !self.options.audit {
             // Its SKILL.md was not used (or nothing is audited): there is no content to audit.
-            self.found.records.push(*files.record);
+            self.keep(*files.record);
             return None;
         }
         // Every file is had: the record is audited on the driver's side, as artifacts are.
@@ -570,22 +579,27 @@ impl SiteCrawl {
                         Fetched::Failed(&failure.to_diagnostic()),
                         self.options.seen_at,
                     );
-                    self.found.records.push(record);
+                    self.keep(record);
                 }
             },
             Work::Descriptor { source, entry, .. } => {
                 let (seen_at, audit) = (self.options.seen_at, self.options.audit);
                 let record = match &reply {
-                    Ok(body) => normalize::build_shared_skill(
-                        &source,
-                        &entry,
-                        Fetched::Bytes {
-                            bytes: &body.bytes,
-                            content_type: body.content_type.as_deref(),
-                        },
-                        seen_at,
-                        audit,
-                    ),
+                    Ok(body) => {
+                        self.found
+                            .named
+                            .extend(discover::json_origins(&body.bytes, &body.url));
+                        normalize::build_shared_skill(
+                            &source,
+                            &entry,
+                            Fetched::Bytes {
+                                bytes: &body.bytes,
+                                content_type: body.content_type.as_deref(),
+                            },
+                            seen_at,
+                            audit,
+                        )
+                    }
                     Err(failure) => normalize::build_shared_skill(
                         &source,
                         &entry,
@@ -594,7 +608,7 @@ impl SiteCrawl {
                         audit,
                     ),
                 };
-                self.found.records.push(record);
+                self.keep(record);
             }
             Work::ListedFiles(mut files) => {
                 match reply {
@@ -632,7 +646,7 @@ impl SiteCrawl {
                 let skill_md = normalized.artifact.filter(|_| used);
                 self.add_agent_skill(&entry, normalized.record, skill_md);
             }
-            Some(Work::Inspect(_)) => self.found.records.push(normalized.record),
+            Some(Work::Inspect(_)) => self.keep(normalized.record),
             _ => debug_assert!(false, "a normalized record without a job"),
         }
     }
@@ -654,7 +668,7 @@ impl SiteCrawl {
                 self.add_agent_skill(&entry, record, None);
             }
             // The record is kept as it was built, unaudited.
-            Some(Work::Inspect(record)) => self.found.records.push(*record),
+            Some(Work::Inspect(record)) => self.keep(*record),
             _ => debug_assert!(false, "a failed job without a job"),
         }
     }
@@ -673,7 +687,7 @@ impl SiteCrawl {
         let base = match &entry.base_url {
             Some(base) if self.fetches_listed_files(entry) && fetched => base,
             _ => {
-                self.found.records.push(record);
+                self.keep(record);
                 return;
             }
         };
@@ -689,6 +703,12 @@ impl SiteCrawl {
             current: String::new(),
             total: 0,
         }));
+    }
+
+    /// Keeps a finished record, noting the origins it names.
+    fn keep(&mut self, record: Skill) {
+        self.found.named.extend(discover::origins(&record));
+        self.found.records.push(record);
     }
 
     /// Takes the records finished so far, in index order, leaving the pipeline with none: a
@@ -750,6 +770,14 @@ impl SiteCrawl {
         let Ok(source) = Source::new(url.clone()) else {
             return;
         };
+        self.found
+            .named
+            .extend(discover::json_origins(&body.bytes, &body.url));
+        if let Some(header) = &body.link_header {
+            self.found
+                .named
+                .extend(discover::link_origins(header, &body.url));
+        }
         let mut work = Vec::new();
         match format {
             Format::AgentSkills => {
@@ -908,6 +936,7 @@ mod tests {
                     url: request.url.clone(),
                     bytes: body.as_bytes().to_vec(),
                     content_type: content_type.map(str::to_owned),
+                    link_header: None,
                 }),
                 None => Err(FetchFailure::new(Code::NotFound, &request.url, "404")),
             }
@@ -1023,6 +1052,7 @@ mod tests {
                     url: request.url.clone(),
                     bytes: body.as_bytes().to_vec(),
                     content_type: None,
+                    link_header: None,
                 }),
                 None => Err(FetchFailure::new(Code::NotFound, &request.url, "404")),
             }
@@ -1119,5 +1149,56 @@ mod tests {
         assert_eq!(asked.len(), 2, "{asked:?}");
         assert_eq!(found.records.len(), 1);
         assert_eq!(found.records[0].id.to_string(), "localhost/pdf");
+    }
+
+    #[test]
+    fn origins_the_site_names_are_noted_from_documents_headers_and_records() {
+        let v0_2 = format!(
+            r#"{{"$schema": "{}", "skills": [
+                {{"name": "pdf", "type": "skill-md", "description": "Reads PDFs.", "url": "pdf/SKILL.md", "homepage": "https://home.test/pdf"}},
+                {{"name": "gone", "type": "skill-md", "description": "Gone.", "url": "https://elsewhere.test/gone/SKILL.md"}}
+            ]}}"#,
+            index::SCHEMA_V0_2
+        );
+        let linked = "---\nname: pdf\ndescription: Reads PDFs.\n---\nSee https://body.test/x.\n";
+        let sharing = r#"{"protocol": {"version": "1.0"}, "provider": {"name": "H"}, "skills": [
+            {"id": "api", "name": "API", "capability_type": "api", "description": "An API.",
+             "descriptor_url": "/d/api.json", "access": "public", "version": "1.0.0"}]}"#;
+        let descriptor = r#"{"id": "api", "endpoint": {"url": "https://api.test/v1"}}"#;
+        let crawl = SiteCrawl::probe(bases(&["https://h.test/"]), options());
+        let found = crawl.run(|request| {
+            let (bytes, link_header) = match request.url.as_str() {
+                "https://h.test/.well-known/agent-skills/index.json" => (
+                    v0_2.as_str(),
+                    Some(
+                        "<https://header.test/>; rel=alternate, <https://cdn.test/f>; rel=preload",
+                    ),
+                ),
+                "https://h.test/.well-known/agent-skills/pdf/SKILL.md" => (linked, None),
+                "https://h.test/.well-known/skill-sharing" => (sharing, None),
+                "https://h.test/d/api.json" => (descriptor, Some("<https://not-an-index.test/>")),
+                _ => return Err(FetchFailure::new(Code::NotFound, &request.url, "404")),
+            };
+            Ok(Body {
+                url: request.url.clone(),
+                bytes: bytes.as_bytes().to_vec(),
+                content_type: None,
+                link_header: link_header.map(str::to_owned),
+            })
+        });
+        let named: Vec<&str> = found.named.iter().map(Url::as_str).collect();
+        // The index's fields (not its `$schema`), its `Link` header (not a preload), the
+        // records (an artifact elsewhere, a body's link) and the descriptor; only an index
+        // answer's headers are read.
+        assert_eq!(
+            named,
+            [
+                "https://home.test/",
+                "https://elsewhere.test/",
+                "https://header.test/",
+                "https://body.test/",
+                "https://api.test/",
+            ]
+        );
     }
 }

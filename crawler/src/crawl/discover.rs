@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use formats::Skill;
+use formats::discover::NamedOrigins;
 use formats::seeds::SeedTarget;
 use store::{AddMode, AddedAs, Frontier, NewTarget, Outcome, StoreError};
 
@@ -62,37 +62,39 @@ impl Discovery {
         }
     }
 
-    /// Returns the candidates `records` of `source` name, within the budget.
-    pub(crate) fn candidates(&mut self, source: &str, records: &[Skill]) -> Vec<NewTarget> {
+    /// Returns the candidates among the origins `source` named (its documents, their
+    /// `Link` headers, its records), within the budget.
+    pub(crate) fn candidates(&mut self, source: &str, origins: &NamedOrigins) -> Vec<NewTarget> {
         if self.budget == 0 {
             return Vec::new();
         }
+        if origins.left_out() > 0 {
+            tracing::debug!(domain = %source, left_out = origins.left_out(), "the site named more origins than one site's crawl keeps");
+        }
         let mut out = Vec::new();
-        for record in records {
-            for origin in formats::discover::origins(record) {
-                let Ok(target) = SeedTarget::parse(origin.as_str()) else {
-                    continue;
-                };
-                let domain = target.domain().to_string();
-                if domain == source
-                    || (!self.allow_private && target.not_public().is_some())
-                    || self.named.contains(&domain)
-                {
-                    continue;
-                }
-                if self.named.len() >= self.budget {
-                    self.stats.over_budget += 1;
-                    continue;
-                }
-                self.named.insert(domain.clone());
-                out.push(NewTarget {
-                    domain,
-                    target: target.to_string(),
-                    added_as: AddedAs::Discovered,
-                    source: Some(source.to_owned()),
-                    rank: None,
-                });
+        for origin in origins {
+            let Ok(target) = SeedTarget::parse(origin.as_str()) else {
+                continue;
+            };
+            let domain = target.domain().to_string();
+            if domain == source
+                || (!self.allow_private && target.not_public().is_some())
+                || self.named.contains(&domain)
+            {
+                continue;
             }
+            if self.named.len() >= self.budget {
+                self.stats.over_budget += 1;
+                continue;
+            }
+            self.named.insert(domain.clone());
+            out.push(NewTarget {
+                domain,
+                target: target.to_string(),
+                added_as: AddedAs::Discovered,
+                source: Some(source.to_owned()),
+                rank: None,
+            });
         }
         out
     }
@@ -121,5 +123,57 @@ impl Discovery {
             self.added.insert(domain);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use url::Url;
+
+    use super::*;
+
+    fn named(urls: &[&str]) -> NamedOrigins {
+        let mut named = NamedOrigins::default();
+        named.extend(urls.iter().map(|url| Url::parse(url).unwrap()));
+        named
+    }
+
+    #[test]
+    fn candidates_leave_out_the_source_private_addresses_and_what_is_over_budget() {
+        let mut discovery = Discovery::new(2, false);
+        let origins = named(&[
+            "https://pub.test/",
+            "http://127.0.0.1:8080/",
+            "http://localhost/",
+            "https://a.test/",
+            "https://b.test/",
+            "https://c.test/",
+        ]);
+        let candidates = discovery.candidates("pub.test", &origins);
+        let domains: Vec<&str> = candidates.iter().map(|c| c.domain.as_str()).collect();
+        assert_eq!(domains, ["a.test", "b.test"]);
+        assert!(candidates.iter().all(|candidate| {
+            candidate.added_as == AddedAs::Discovered
+                && candidate.source.as_deref() == Some("pub.test")
+        }));
+        assert_eq!(discovery.stats.over_budget, 1);
+        // Named again by another site: already counted, not a candidate twice.
+        assert!(discovery.candidates("other.test", &origins).is_empty());
+
+        let mut private = Discovery::new(10, true);
+        let domains: Vec<String> = private
+            .candidates("pub.test", &origins)
+            .into_iter()
+            .map(|candidate| candidate.domain)
+            .collect();
+        assert_eq!(
+            domains,
+            ["127.0.0.1:8080", "localhost", "a.test", "b.test", "c.test"]
+        );
+        assert!(
+            Discovery::new(0, true)
+                .candidates("pub.test", &origins)
+                .is_empty()
+        );
     }
 }

@@ -353,6 +353,7 @@ async fn fetch(
             url: request.url.clone(),
             bytes,
             content_type: None,
+            link_header: None,
         });
     }
     let response = session
@@ -368,6 +369,7 @@ async fn fetch(
         url: response.url,
         bytes: response.body,
         content_type: response.content_type,
+        link_header: response.link_header,
     })
 }
 

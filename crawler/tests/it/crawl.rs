@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crawler::crawl::CrawlConfig;
+use crawler::crawl::{CrawlConfig, Reading, crawl_domain};
 use crawler::credentials::Credentials;
+use crawler::fetch::{Fetcher, HttpCache};
 use formats::{Access, Digest, DigestStatus};
 use store::Outcome;
 
@@ -698,6 +699,50 @@ async fn what_the_index_answers_say_about_caching_is_recorded() {
             .any(|hit| hit.path == "/.well-known/skills/index.json")
     );
     assert_eq!(caching("cached.test"), Some((true, true)));
+}
+
+/// The `Link` header of an index answer names origins for discovery, also when the answer is
+/// a fresh copy from the HTTP cache (its headers are kept with it, several `Link` lines
+/// joined); a resource hint and the site's own origin name none.
+#[tokio::test]
+async fn an_index_answer_s_link_header_names_origins_also_from_the_cache() {
+    let index =
+        r#"{"skills": [{"name": "tool", "description": "A tool.", "files": ["SKILL.md"]}]}"#;
+    let server = TestServer::start(move |request| match request.path.as_str() {
+        "/.well-known/skills/index.json" => Reply::json(index)
+            .header("Link", "<http://linked.test/>; rel=alternate")
+            .header(
+                "Link",
+                "</self>; rel=self, <https://cdn.test/f.woff2>; rel=preload",
+            )
+            .header("Cache-Control", "max-age=3600"),
+        "/.well-known/skills/tool/SKILL.md" => {
+            Reply::ok("---\nname: tool\ndescription: A tool.\n---\nUse it.\n")
+                .header("Cache-Control", "max-age=3600")
+        }
+        _ => Reply::not_found().header("Cache-Control", "max-age=3600"),
+    })
+    .await;
+    let data = Data::new();
+    let mut config = test_config(&server);
+    config.discover_budget = 10;
+    let report = data.crawl(config, &["links.test"]).await;
+    assert_eq!(report.totals.discovered, 1);
+
+    let asked = server.hits().len();
+    let fetcher = Fetcher::new(
+        test_config(&server).fetch,
+        Some(HttpCache {
+            store: Arc::clone(&data.store),
+            blobs: data.blobs.clone(),
+        }),
+    )
+    .unwrap();
+    let target = "http://links.test".parse().unwrap();
+    let crawled = crawl_domain(&fetcher, &target, Reading::ARTIFACTS, None, None).await;
+    assert_eq!(server.hits().len(), asked, "everything came from the cache");
+    let named: Vec<&str> = crawled.found.named.iter().map(url::Url::as_str).collect();
+    assert_eq!(named, ["http://linked.test/"]);
 }
 
 #[tokio::test]

@@ -958,3 +958,39 @@ async fn a_cursor_handed_out_twice_ends_the_listing() {
         "the first page, then the cursor seen a second time"
     );
 }
+
+/// The entries of a `skills/list` name origins for discovery, in any field that holds an
+/// absolute http(s) URL; `skill://` and `data:` URIs name none.
+#[tokio::test]
+async fn a_listing_names_the_origins_its_entries_point_at() {
+    let server = scripted(|method, id, _| match method {
+        "server/discover" => rpc_result(id, capabilities()),
+        "skills/list" => rpc_result(
+            id,
+            serde_json::json!({"skills": [{
+                "name": "linked",
+                "description": "Points elsewhere.",
+                "uri": "skill://linked/SKILL.md",
+                "_meta": {"homepage": "https://docs.elsewhere.test/linked", "icon": "data:image/png;base64,AA"}
+            }]}),
+        ),
+        _ => Response::builder()
+            .status(400)
+            .body(axum::body::Body::empty())
+            .unwrap(),
+    })
+    .await;
+    let data = Data::new();
+    let mut config = server.config();
+    config.discover_budget = 10;
+    let report = server.crawl(&data, config).await;
+    assert_eq!(report.totals.discovered, 1, "{report:#?}");
+    let entry = data
+        .store
+        .frontier()
+        .entry("docs.elsewhere.test")
+        .await
+        .unwrap()
+        .expect("the origin is a candidate");
+    assert_eq!(entry.source.as_deref(), Some(server.domain().as_str()));
+}

@@ -339,6 +339,9 @@ pub(super) async fn crawl_endpoint(
         return found;
     };
     let listing = mcp::read_listing(&entries);
+    found
+        .named
+        .extend(formats::discover::json_value_origins(&entries, endpoint));
     index.read.diagnostics.extend(listing.diagnostics);
     found.failures.extend(index.failures);
     found.indexes.push(index.read);
@@ -349,6 +352,7 @@ pub(super) async fn crawl_endpoint(
         let lost = std::sync::Arc::clone(&kept.blobs_lost);
         match normalize_on_blocking_pool(fetcher, &source, listed, reads, seen_at, lost).await {
             Ok(record) => {
+                found.named.extend(formats::discover::origins(&record));
                 kept.hold(vec![record]);
                 kept.flush_if_full().await;
             }
