@@ -498,6 +498,9 @@ impl Frontier {
     ) -> Result<AddStats, StoreError> {
         let stats = self.run(move |backend| backend.add(&targets, mode)).await?;
         if mode == AddMode::CrawlNow && stats.added + stats.updated > 0 {
+            // Every crawl waiting now, and the next one to wait if none is (a crawl between
+            // two looks).
+            self.due_now.notify_waiters();
             self.due_now.notify_one();
         }
         Ok(stats)
