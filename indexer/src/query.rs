@@ -56,8 +56,9 @@ pub(crate) const MIN_PREFIX_CHARS: usize = 2;
 pub(crate) const MAX_INDEXED_PREFIX_CHARS: usize = 10;
 
 /// The weight of each field in the BM25 score, chosen on the regression set and the
-/// development set (never on the held-out sets; docs/BENCHMARKS.md). Baselines that
-/// compare with this ranking use the same weights (the benchmark's FTS5 table does).
+/// development set (never on the held-out sets; the git history of docs/BENCHMARKS.md).
+/// Baselines that compare with this ranking use the same weights (the benchmark's FTS5
+/// table does).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FieldWeights {
     /// The slug, as words.
@@ -99,7 +100,7 @@ const COMMON_IN_BODIES: f64 = 0.25;
 /// alone: a rare word of the query ("is this NDA safe") finds the skills that mention it
 /// even when other words match names. Above it, body matches only add to the score: letting
 /// terms of up to [`COMMON_IN_BODIES`] match too ranked every relevance set the same and
-/// cost 8 % at p99 (docs/BENCHMARKS.md).
+/// cost 8 % at p99 (the git history of docs/BENCHMARKS.md).
 const RARE_IN_BODIES: f64 = 0.10;
 /// Weight of a query word matched as the prefix of a word.
 const PREFIX_WEIGHT: f32 = 0.5;

@@ -62,7 +62,7 @@ impl Embed for crate::embed::Embedder {
 /// How many characters of the body the model reads (after code blocks and Markdown
 /// punctuation are taken out), after the title, description, declared inputs and tags.
 /// 600 rather than 1,000: a record's vector costs a third less, and the relevance
-/// sets moved within their noise (docs/BENCHMARKS.md).
+/// sets moved within their noise (measured then; the git history of docs/BENCHMARKS.md).
 pub const BODY_CHARS: usize = 600;
 
 /// Names what an index's vectors are: the model, and how much of a record it read. An index
@@ -76,12 +76,12 @@ pub const SEMANTIC_DEPTH: usize = 100;
 /// How many of the word ranking's best take part in the fusion.
 pub const WORDS_DEPTH: usize = 100;
 /// The words' share of a fused score; the model's is the rest. Chosen on the tuning sets
-/// (0.4–0.7 tried; docs/BENCHMARKS.md).
+/// (0.4–0.7 tried; the git history of docs/BENCHMARKS.md).
 pub const WORDS_SHARE: f32 = 0.5;
 /// The words' share for a query of at most [`SHORT_QUERY_WORDS`] informative words: one or
 /// two words mostly name what is wanted, and the words then count more. Chosen on the
 /// tuning sets (0.7 and 0.8, for queries of up to one, two, three or four words), then
-/// checked on the blind sets (docs/BENCHMARKS.md).
+/// checked on the blind sets (the git history of docs/BENCHMARKS.md).
 pub const SHORT_QUERY_WORDS_SHARE: f32 = 0.7;
 /// The most informative words of a query that fuses with [`SHORT_QUERY_WORDS_SHARE`].
 pub const SHORT_QUERY_WORDS: usize = 2;
@@ -231,9 +231,9 @@ const LANES: usize = 32;
 /// The dot product of a stored vector and a query's. The products are summed in [`LANES`]
 /// running sums, one per position in a block of that many components, so that the
 /// compiler keeps them in vector registers and multiplies whole blocks at once (a search
-/// with the model takes 0.7–0.8 times as long as with one running sum;
-/// docs/BENCHMARKS.md). No sum can overflow: each is part of a sum of absolute products
-/// that [`QueryVector::new`] keeps within 32 bits.
+/// with the model takes 0.7–0.8 times as long as with one running sum; measured then, the
+/// git history of docs/BENCHMARKS.md). No sum can overflow: each is part of a sum of
+/// absolute products that [`QueryVector::new`] keeps within 32 bits.
 fn dot(stored: &[i8], query: &[i16]) -> i32 {
     let mut sums = [0i32; LANES];
     let blocks = stored.chunks_exact(LANES).zip(query.chunks_exact(LANES));
@@ -484,8 +484,8 @@ impl Scorer for NearestScorer {
 /// 1, the last 0). A record missing from a ranking has 0 there, so fused scores lie in 0–1,
 /// and 1 is first in both. Scores rather than ranks: a record far ahead in one ranking keeps its lead, where
 /// reciprocal rank fusion would rank it as if just ahead (measured: this ranks better on
-/// every tuning set; docs/BENCHMARKS.md). At most [`WORDS_DEPTH`] and [`SEMANTIC_DEPTH`]
-/// of each ranking count.
+/// every tuning set; the git history of docs/BENCHMARKS.md). At most [`WORDS_DEPTH`] and
+/// [`SEMANTIC_DEPTH`] of each ranking count.
 pub(crate) fn fuse<K: std::hash::Hash + Eq + Clone>(
     words: &[(K, f32)],
     nearest: &[(K, f32)],
