@@ -142,20 +142,41 @@ pub(crate) fn router(state: AppState) -> Router {
             metrics::track,
         ))
         .layer(
-            TraceLayer::new_for_http().make_span_with(|request: &Request| {
-                let matched_path = request
-                    .extensions()
-                    .get::<MatchedPath>()
-                    .map(MatchedPath::as_str);
-                tracing::info_span!(
-                    "request",
-                    method = %request.method(),
-                    uri = %request.uri(),
-                    matched_path,
-                )
-            }),
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request| {
+                    let matched_path = request
+                        .extensions()
+                        .get::<MatchedPath>()
+                        .map(MatchedPath::as_str);
+                    tracing::info_span!(
+                        "request",
+                        method = %request.method(),
+                        uri = %request.uri(),
+                        matched_path,
+                    )
+                })
+                .on_failure(log_failure),
         )
         .with_state(state)
+}
+
+/// Logs a failed answer: a 503 (load shed past `--max-in-flight`, or a store out of reach)
+/// as a warning, since the server meant it and `/metrics` and `/healthz` count it; any other
+/// server error as an error.
+fn log_failure(
+    class: tower_http::classify::ServerErrorsFailureClass,
+    latency: std::time::Duration,
+    _span: &tracing::Span,
+) {
+    let latency_ms = latency.as_millis();
+    match class {
+        tower_http::classify::ServerErrorsFailureClass::StatusCode(status)
+            if status == axum::http::StatusCode::SERVICE_UNAVAILABLE =>
+        {
+            tracing::warn!(%status, latency_ms, "response failed");
+        }
+        class => tracing::error!(classification = %class, latency_ms, "response failed"),
+    }
 }
 
 /// Serves a request only when the server is under its work limit; past it, answers at once
@@ -219,6 +240,51 @@ mod tests {
 
     use super::*;
     use crate::testing;
+
+    /// Records the level of every event.
+    #[derive(Default)]
+    struct Levels(std::sync::Mutex<Vec<tracing::Level>>);
+
+    impl tracing::Subscriber for Levels {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, event: &tracing::Event<'_>) {
+            self.0.lock().unwrap().push(*event.metadata().level());
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    // A 503 the server means (load shed, a store out of reach) is a warning; other server
+    // errors stay errors.
+    #[test]
+    fn a_shed_request_is_a_warning_and_a_server_error_an_error() {
+        use tower_http::classify::ServerErrorsFailureClass;
+        let levels = std::sync::Arc::new(Levels::default());
+        tracing::subscriber::with_default(std::sync::Arc::clone(&levels), || {
+            let span = tracing::Span::none();
+            for status in [
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            ] {
+                log_failure(
+                    ServerErrorsFailureClass::StatusCode(status),
+                    std::time::Duration::ZERO,
+                    &span,
+                );
+            }
+        });
+        assert_eq!(
+            *levels.0.lock().unwrap(),
+            [tracing::Level::WARN, tracing::Level::ERROR]
+        );
+    }
 
     // A handler's extractors drop the request's extensions before its body runs: the permit
     // must not live only there, or the work limit counts nothing but extraction.

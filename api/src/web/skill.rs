@@ -289,8 +289,8 @@ fn details_table(skill: &Skill) -> Markup {
 fn verdict_reason(skill: &Skill) -> &'static str {
     let judged = skill.judgement();
     match (judged.verdict, skill.digest_status) {
-        (Verdict::Valid, _) => "it passes the strict check; agent clients install it.",
-        (Verdict::Lenient, _) => "agent clients install it, though it fails the strict check.",
+        (Verdict::Valid, _) => "it passes the strict check; agent clients can load it.",
+        (Verdict::Lenient, _) => "agent clients can load it, though it fails the strict check.",
         (Verdict::Invalid, DigestStatus::Mismatch) => {
             "the fetched bytes differ from the published digest, so its content was not used."
         }
