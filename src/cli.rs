@@ -394,8 +394,9 @@ pub(crate) struct FetchArgs {
 /// Discovery: origins named in what a crawl reads become `discovered` candidates.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct DiscoverArgs {
-    /// The most origins one crawl adds to the frontier as `discovered` candidates (named in
-    /// indexes, descriptors, MCP listings and SKILL.md bodies of other sites).
+    /// The most new domains one crawl adds to the frontier as `discovered` candidates (named
+    /// in indexes, descriptors, MCP listings, `Link` headers and SKILL.md bodies of other
+    /// sites); a crawl that keeps running gets it again each round, and at least daily.
     #[arg(
         long,
         value_name = "N",

@@ -331,6 +331,7 @@ pub async fn crawl_work(
                     if round_open {
                         round_open = false;
                         observer.round_finished(counts.next_due);
+                        discovery.renew();
                     }
                 }
                 Ok(TopUp::Over) => feeding = false,

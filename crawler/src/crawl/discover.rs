@@ -1,26 +1,31 @@
 //! Discovery: origins named in what a crawl reads (`formats::discover`) become `discovered`
 //! candidates in the frontier, due at once, so a crawl that keeps running probes them in the
 //! same run, after what was due before them (the frontier leases the oldest due first). A
-//! crawl adds at most its budget of candidates; delisted domains stay delisted, known ones
-//! keep their schedule. Whether a probed candidate publishes, and when it is visited next, is
-//! the frontier's schedule, as for any domain.
+//! crawl adds at most its budget of new domains (renewed each round of a crawl that keeps
+//! running, and at least daily); known and delisted domains are left as they are.
 
 use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 use formats::discover::NamedOrigins;
 use formats::seeds::SeedTarget;
 use store::{AddMode, AddedAs, Frontier, NewTarget, Outcome, StoreError};
 
-/// The default most candidates one crawl adds (`--discover-budget`): enough to follow what a
+/// The default most new domains one crawl adds (`--discover-budget`): enough to follow what a
 /// few thousand sites name, too few for one link farm to fill a crawl.
 pub const DEFAULT_DISCOVER_BUDGET: usize = 1000;
+/// How long a crawl that keeps running, and never runs out of due domains, spends one budget.
+pub const BUDGET_PERIOD: Duration = Duration::from_secs(24 * 3600);
+/// The most domains remembered as named in one budget's period (each is looked up in the
+/// frontier once while remembered); past it they are forgotten and looked up again.
+const NAMED_MEMORY: usize = 100_000;
 
 /// What discovery did in one crawl.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DiscoveryStats {
     /// Candidates added to the frontier.
     pub discovered: usize,
-    /// Candidates named after the budget was spent, left out.
+    /// New domains named after the budget was spent, left out.
     pub over_budget: usize,
     /// Candidates of this crawl that it went on to crawl.
     pub probed: usize,
@@ -33,22 +38,41 @@ pub struct DiscoveryStats {
 pub(crate) struct Discovery {
     budget: usize,
     allow_private: bool,
-    /// Domains named so far (within the budget), and those added as new candidates.
+    /// Domains named since the budget was renewed, at most [`NAMED_MEMORY`].
     named: HashSet<String>,
+    /// New domains added since the budget was renewed.
+    spent: usize,
+    /// When the budget was renewed.
+    renewed: Instant,
+    /// Domains added as candidates and not crawled yet.
     added: HashSet<String>,
     pub(crate) stats: DiscoveryStats,
 }
 
 impl Discovery {
-    /// A discovery of at most `budget` candidates (0: none); `allow_private` lets IP
+    /// A discovery of at most `budget` new domains (0: none); `allow_private` lets IP
     /// addresses and `localhost` be candidates.
     pub(crate) fn new(budget: usize, allow_private: bool) -> Discovery {
         Discovery {
             budget,
             allow_private,
             named: HashSet::new(),
+            spent: 0,
+            renewed: Instant::now(),
             added: HashSet::new(),
             stats: DiscoveryStats::default(),
+        }
+    }
+
+    /// A new round of a crawl that keeps running: the budget is whole again.
+    pub(crate) fn renew(&mut self) {
+        self.named.clear();
+        self.spent = 0;
+        self.renewed = Instant::now();
+        // Candidates are due at once, so they are crawled in the round that found them; any
+        // left (removed meanwhile) are not counted forever.
+        if self.added.len() > self.budget {
+            self.added.clear();
         }
     }
 
@@ -63,10 +87,14 @@ impl Discovery {
     }
 
     /// Returns the candidates among the origins `source` named (its documents, their
-    /// `Link` headers, its records), within the budget.
+    /// `Link` headers, its records) that this budget's period has not met yet; [`Discovery::add`]
+    /// keeps the new ones within the budget.
     pub(crate) fn candidates(&mut self, source: &str, origins: &NamedOrigins) -> Vec<NewTarget> {
         if self.budget == 0 {
             return Vec::new();
+        }
+        if self.renewed.elapsed() >= BUDGET_PERIOD {
+            self.renew();
         }
         if origins.left_out() > 0 {
             tracing::debug!(domain = %source, left_out = origins.left_out(), "the site named more origins than one site's crawl keeps");
@@ -83,9 +111,8 @@ impl Discovery {
             {
                 continue;
             }
-            if self.named.len() >= self.budget {
-                self.stats.over_budget += 1;
-                continue;
+            if self.named.len() >= NAMED_MEMORY {
+                self.named.clear();
             }
             self.named.insert(domain.clone());
             out.push(NewTarget {
@@ -99,28 +126,33 @@ impl Discovery {
         out
     }
 
-    /// Adds `candidates` to the frontier (known and delisted domains are left as they are).
+    /// Adds to the frontier those `candidates` it does not hold, while the budget lasts
+    /// (known domains keep their target and schedule; delisted ones stay delisted). Once the
+    /// budget is spent, candidates are counted as left out without being looked up.
     pub(crate) async fn add(
         &mut self,
         frontier: &Frontier,
         candidates: Vec<NewTarget>,
     ) -> Result<(), StoreError> {
-        if candidates.is_empty() {
-            return Ok(());
-        }
-        let domains: Vec<String> = candidates.iter().map(|c| c.domain.clone()).collect();
-        // Which are new: asked before adding, since `add` counts but does not name them.
         let mut new = Vec::new();
-        for domain in domains {
-            if frontier.entry(&domain).await?.is_none() {
-                new.push(domain);
+        for candidate in candidates {
+            if self.spent >= self.budget {
+                self.stats.over_budget += 1;
+                continue;
+            }
+            if frontier.entry(&candidate.domain).await?.is_none() {
+                self.spent += 1;
+                new.push(candidate);
             }
         }
-        frontier.add(candidates, AddMode::Keep).await?;
+        if new.is_empty() {
+            return Ok(());
+        }
+        frontier.add(new.clone(), AddMode::Keep).await?;
         self.stats.discovered += new.len();
-        for domain in new {
-            tracing::debug!(%domain, "discovered");
-            self.added.insert(domain);
+        for candidate in new {
+            tracing::debug!(domain = %candidate.domain, "discovered");
+            self.added.insert(candidate.domain);
         }
         Ok(())
     }
@@ -138,8 +170,14 @@ mod tests {
         named
     }
 
+    fn frontier() -> (tempfile::TempDir, store::Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store::Store::open(dir.path()).unwrap();
+        (dir, store)
+    }
+
     #[test]
-    fn candidates_leave_out_the_source_private_addresses_and_what_is_over_budget() {
+    fn candidates_leave_out_the_source_private_addresses_and_what_was_named() {
         let mut discovery = Discovery::new(2, false);
         let origins = named(&[
             "https://pub.test/",
@@ -151,14 +189,16 @@ mod tests {
         ]);
         let candidates = discovery.candidates("pub.test", &origins);
         let domains: Vec<&str> = candidates.iter().map(|c| c.domain.as_str()).collect();
-        assert_eq!(domains, ["a.test", "b.test"]);
+        assert_eq!(domains, ["a.test", "b.test", "c.test"]);
         assert!(candidates.iter().all(|candidate| {
             candidate.added_as == AddedAs::Discovered
                 && candidate.source.as_deref() == Some("pub.test")
         }));
-        assert_eq!(discovery.stats.over_budget, 1);
-        // Named again by another site: already counted, not a candidate twice.
-        assert!(discovery.candidates("other.test", &origins).is_empty());
+        // Named again by another site: met already, not a candidate twice (the first site
+        // is one for the other).
+        let again = discovery.candidates("other.test", &origins);
+        let domains: Vec<&str> = again.iter().map(|c| c.domain.as_str()).collect();
+        assert_eq!(domains, ["pub.test"]);
 
         let mut private = Discovery::new(10, true);
         let domains: Vec<String> = private
@@ -175,5 +215,50 @@ mod tests {
                 .candidates("pub.test", &origins)
                 .is_empty()
         );
+    }
+
+    /// The budget counts new domains only: known ones neither spend it nor change (a seed's
+    /// https target is not replaced by an http link to it); past it, new ones are left out,
+    /// until a new round renews it.
+    #[tokio::test]
+    async fn the_budget_counts_new_domains_and_is_renewed_each_round() {
+        let (_dir, store) = frontier();
+        let frontier = store.frontier();
+        frontier
+            .add(
+                vec![NewTarget {
+                    domain: "known.test".to_owned(),
+                    target: "https://known.test".to_owned(),
+                    added_as: AddedAs::Seed,
+                    source: None,
+                    rank: None,
+                }],
+                AddMode::Keep,
+            )
+            .await
+            .unwrap();
+        let mut discovery = Discovery::new(2, false);
+        let origins = named(&[
+            "http://known.test/",
+            "https://a.test/",
+            "https://b.test/",
+            "https://c.test/",
+        ]);
+        let candidates = discovery.candidates("pub.test", &origins);
+        discovery.add(frontier, candidates).await.unwrap();
+        assert_eq!(discovery.stats.discovered, 2);
+        assert_eq!(discovery.stats.over_budget, 1);
+        let known = frontier.entry("known.test").await.unwrap().unwrap();
+        assert_eq!(known.target, "https://known.test");
+        assert_eq!(known.added_as, AddedAs::Seed);
+        assert!(frontier.entry("a.test").await.unwrap().is_some());
+        assert!(frontier.entry("c.test").await.unwrap().is_none());
+
+        // The next round: the budget is whole again, and c.test, named again, is added.
+        discovery.renew();
+        let candidates = discovery.candidates("pub.test", &origins);
+        discovery.add(frontier, candidates).await.unwrap();
+        assert_eq!(discovery.stats.discovered, 3);
+        assert!(frontier.entry("c.test").await.unwrap().is_some());
     }
 }
