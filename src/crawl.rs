@@ -147,7 +147,6 @@ pub(crate) fn run(
             report: report_file.clone(),
             metrics: metrics.clone(),
             running: std::sync::atomic::AtomicBool::new(true),
-            discovery: std::sync::Mutex::default(),
         });
         let stop = Stop::on_signals();
         let metrics_server = match (metrics_listener, &metrics) {

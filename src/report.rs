@@ -134,8 +134,6 @@ pub(crate) struct Observers {
     pub(crate) metrics: Option<api::CrawlProgress>,
     /// True while a round of a worker that keeps running is counted as a crawl.
     pub(crate) running: std::sync::atomic::AtomicBool,
-    /// Discovery's counts as last reported to `metrics`.
-    pub(crate) discovery: std::sync::Mutex<crawler::crawl::discover::DiscoveryStats>,
 }
 
 impl CrawlObserver for Observers {
@@ -159,16 +157,14 @@ impl CrawlObserver for Observers {
         }
     }
 
-    fn discovered(&self, stats: &crawler::crawl::discover::DiscoveryStats) {
-        let Some(metrics) = &self.metrics else { return };
-        let mut last = self.discovery.lock().unwrap_or_else(|e| e.into_inner());
-        let delta = |now: usize, before: usize| now.saturating_sub(before) as u64;
-        metrics.discovered(
-            delta(stats.discovered, last.discovered),
-            delta(stats.probed, last.probed),
-            delta(stats.publishing, last.publishing),
-        );
-        *last = *stats;
+    fn discovered(&self, added: &crawler::crawl::discover::DiscoveryStats) {
+        if let Some(metrics) = &self.metrics {
+            metrics.discovered(
+                added.discovered as u64,
+                added.probed as u64,
+                added.publishing as u64,
+            );
+        }
     }
 
     fn round_finished(&self, next_due: Option<time::OffsetDateTime>) {

@@ -398,8 +398,6 @@ struct ServeObserver {
     round: Mutex<CrawlReport>,
     /// True while a round is reported as running.
     running: std::sync::atomic::AtomicBool,
-    /// Discovery's counts as last told, to hand the progress what changed.
-    discovery: Mutex<crawler::crawl::discover::DiscoveryStats>,
 }
 
 impl CrawlObserver for ServeObserver {
@@ -415,15 +413,12 @@ impl CrawlObserver for ServeObserver {
         self.stored.notify_one();
     }
 
-    fn discovered(&self, stats: &crawler::crawl::discover::DiscoveryStats) {
-        let mut last = self.discovery.lock().unwrap_or_else(|e| e.into_inner());
-        let delta = |now: usize, before: usize| now.saturating_sub(before) as u64;
+    fn discovered(&self, added: &crawler::crawl::discover::DiscoveryStats) {
         self.progress.discovered(
-            delta(stats.discovered, last.discovered),
-            delta(stats.probed, last.probed),
-            delta(stats.publishing, last.publishing),
+            added.discovered as u64,
+            added.probed as u64,
+            added.publishing as u64,
         );
-        *last = *stats;
     }
 
     fn domain_stored(&self, line: &DomainReport) {
@@ -467,7 +462,6 @@ pub(crate) async fn crawl_once(
         stored: Arc::clone(&stored),
         round: Mutex::new(CrawlReport::default()),
         running: std::sync::atomic::AtomicBool::new(true),
-        discovery: Mutex::new(Default::default()),
     });
     let (done_sender, mut done) = tokio::sync::oneshot::channel::<()>();
     let syncer = {

@@ -148,9 +148,10 @@ pub trait CrawlObserver: Send + Sync {
         let _ = line;
     }
 
-    /// Discovery's counts so far in this crawl changed.
-    fn discovered(&self, stats: &discover::DiscoveryStats) {
-        let _ = stats;
+    /// Discovery counted more: `added` holds what it counted since it last said so (the
+    /// sums over a crawl are in its report's totals).
+    fn discovered(&self, added: &discover::DiscoveryStats) {
+        let _ = added;
     }
 }
 
@@ -386,7 +387,7 @@ pub async fn crawl_work(
             tracing::warn!(%error, domain = %source, "cannot add the origins it names to the frontier");
         }
         if discovery.stats != before {
-            observer.discovered(&discovery.stats);
+            observer.discovered(&discovery.stats.since(&before));
         }
         // The frontier records how long the domain's host asked to be left alone beyond
         // what the crawl waits out (`Retry-After` over the cap), so that no crawl asks it

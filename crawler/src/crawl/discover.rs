@@ -33,6 +33,18 @@ pub struct DiscoveryStats {
     pub publishing: usize,
 }
 
+impl DiscoveryStats {
+    /// What was counted since `before`, counts of the same crawl.
+    pub fn since(&self, before: &DiscoveryStats) -> DiscoveryStats {
+        DiscoveryStats {
+            discovered: self.discovered.saturating_sub(before.discovered),
+            over_budget: self.over_budget.saturating_sub(before.over_budget),
+            probed: self.probed.saturating_sub(before.probed),
+            publishing: self.publishing.saturating_sub(before.publishing),
+        }
+    }
+}
+
 /// One crawl's discovery.
 #[derive(Debug)]
 pub(crate) struct Discovery {
