@@ -202,29 +202,35 @@ impl Intake {
         // its cache entries when it starts, and must find them marked.
         if let Ok(target) = SeedTarget::parse(&new.target) {
             // Both schemes: a site's copies are kept under the scheme it was read over.
-            let mut cached = Vec::new();
-            for scheme in ["https", "http"] {
+            let origins = ["https", "http"].into_iter().filter_map(|scheme| {
                 let mut origin = target.origin().clone();
-                if origin.set_scheme(scheme).is_ok() {
-                    cached.extend(
-                        self.store
-                            .cached_of_origin(&origin)
-                            .await?
-                            .into_iter()
-                            .filter(|(_, entry)| !entry.revalidate)
-                            .map(|(url, _)| url),
-                    );
+                origin.set_scheme(scheme).is_ok().then_some(origin)
+            });
+            match stale {
+                Stale::Everything => {
+                    for origin in origins {
+                        self.store.mark_stale(&origin).await?;
+                    }
+                }
+                Stale::Named(urls) => {
+                    let mut cached = Vec::new();
+                    for origin in origins {
+                        cached.extend(
+                            self.store
+                                .cached_of_origin(&origin)
+                                .await?
+                                .into_iter()
+                                .filter(|(_, entry)| !entry.revalidate)
+                                .map(|(url, _)| url),
+                        );
+                    }
+                    let marked = indexnow::stale_copies(urls, &cached)
+                        .iter()
+                        .filter_map(|url| Url::parse(url).ok())
+                        .collect();
+                    self.store.mark_urls_stale(marked).await?;
                 }
             }
-            let marked = match stale {
-                Stale::Everything => cached,
-                Stale::Named(urls) => indexnow::stale_copies(urls, &cached),
-            };
-            let marked: Vec<Url> = marked
-                .iter()
-                .filter_map(|url| Url::parse(url).ok())
-                .collect();
-            self.store.mark_urls_stale(marked).await?;
         }
         let stats = self.frontier.add(vec![new], AddMode::CrawlNow).await?;
         if stats.delisted > 0 {
