@@ -268,38 +268,36 @@ impl HttpCacheStore for PostgresStore {
 
     fn mark_stale(&self, urls: &[String]) -> Result<usize, StoreError> {
         let urls = urls.to_vec();
-        self.engine.write(move |pool| {
-            async move {
-                let mut client = pool.get().await?;
-                let transaction = client
-                    .transaction()
-                    .await
-                    .map_err(|error| pool.error(&error))?;
-                // Locked as read, so a crawl storing an entry meanwhile is not undone.
-                let rows = transaction
-                    .query_typed(
-                        "SELECT url, entry FROM http_cache WHERE url = ANY($1) FOR UPDATE",
-                        &[(&urls, Type::TEXT_ARRAY)],
-                    )
-                    .await
-                    .map_err(|error| pool.error(&error))?;
-                let mut marked = 0;
-                for row in &rows {
-                    let url: String = pool.column(row, 0)?;
-                    let mut entry: CacheEntry = decode(&pool, &url, pool.column(row, 1)?)?;
-                    if entry.revalidate {
-                        continue;
-                    }
-                    entry.revalidate = true;
-                    set_cache_entry(&pool, &transaction, &url, Some(&entry)).await?;
-                    marked += 1;
+        self.engine.write(move |pool| async move {
+            let mut client = pool.get().await?;
+            let transaction = client
+                .transaction()
+                .await
+                .map_err(|error| pool.error(&error))?;
+            // Locked as read, so a crawl storing an entry meanwhile is not undone.
+            let rows = transaction
+                .query_typed(
+                    "SELECT url, entry FROM http_cache WHERE url = ANY($1) FOR UPDATE",
+                    &[(&urls, Type::TEXT_ARRAY)],
+                )
+                .await
+                .map_err(|error| pool.error(&error))?;
+            let mut marked = 0;
+            for row in &rows {
+                let url: String = pool.column(row, 0)?;
+                let mut entry: CacheEntry = decode(&pool, &url, pool.column(row, 1)?)?;
+                if entry.revalidate {
+                    continue;
                 }
-                transaction
-                    .commit()
-                    .await
-                    .map_err(|error| pool.error(&error))?;
-                Ok(marked)
+                entry.revalidate = true;
+                set_cache_entry(&pool, &transaction, &url, Some(&entry)).await?;
+                marked += 1;
             }
+            transaction
+                .commit()
+                .await
+                .map_err(|error| pool.error(&error))?;
+            Ok(marked)
         })
     }
 }
